@@ -1,0 +1,58 @@
+#pragma once
+// BrickLayer: an ordered composition of bricks, run in order, with the composed budget, the
+// throughput ceiling set by its slowest member, and that member's name (the bottleneck).
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "brick/core/compute_brick.hpp"
+#include "brick/core/run_result.hpp"
+
+namespace brick {
+
+struct LayerReport {
+  std::string layer;
+  std::vector<RunReport> members;  // in run order; assertion spans point into the bricks
+  std::uint64_t total_ns = 0;
+  double us_per_token = 0.0;                  // sum over members
+  double throughput_ceiling_tokens_per_s = 0;  // 1e6 / the slowest member's µs per token
+  std::string bottleneck;                      // name of the slowest member
+  bool budget_met = true;                      // every member met its budget
+};
+
+class BrickLayer {
+ public:
+  explicit BrickLayer(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const noexcept { return name_; }
+  std::size_t size() const noexcept { return members_.size(); }
+
+  // Appends a member. The brick, the input and the output buffer are referenced, not copied: they
+  // must outlive the layer (inputs typically view the outputs of earlier members).
+  template <BrickOp Op>
+  BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input, std::span<float> output) {
+    members_.push_back(Member{brick.name(), brick.budget().us_per_token(),
+                              [&brick, &input, output] { return brick.run(input, output); }});
+    return *this;
+  }
+
+  // Sum of the members' budgets, µs per token.
+  double budget_us_per_token() const noexcept;
+
+  // Runs every member in order; stops at the first member that returns an error.
+  Result<LayerReport> run();
+
+ private:
+  struct Member {
+    std::string name;
+    double budget_us_per_token;
+    std::function<Result<RunReport>()> run;
+  };
+
+  std::string name_;
+  std::vector<Member> members_;
+};
+
+}  // namespace brick

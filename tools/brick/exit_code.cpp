@@ -1,0 +1,11 @@
+#include "commands.hpp"
+
+namespace brick::cli {
+namespace {
+int g_exit_code = 0;
+}
+
+int exit_code() { return g_exit_code; }
+void set_exit_code(int code) { g_exit_code = code; }
+
+}  // namespace brick::cli

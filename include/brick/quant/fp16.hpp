@@ -1,0 +1,61 @@
+#pragma once
+// IEEE binary16 <-> binary32, bit-exact: round-to-nearest-even on the way down, subnormals, infinities
+// and NaNs kept (a NaN stays a NaN, its sign kept, quiet bit set). These are the portable reference;
+// the F16C instructions give the same bits.
+#include <bit>
+#include <cstdint>
+
+#include "brick/quant/kquants.hpp"
+
+namespace brick::quant {
+
+constexpr float fp16_to_fp32(fp16_t h) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1Fu;
+  std::uint32_t mantissa = h & 0x3FFu;
+  if (exponent == 0x1F) {  // infinity or NaN
+    return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0u));
+  }
+  if (exponent != 0) {
+    return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  }
+  if (mantissa == 0) return std::bit_cast<float>(sign);
+  // Subnormal half: normalise into a float (every half subnormal is a normal float).
+  std::uint32_t e = 113;
+  while ((mantissa & 0x400u) == 0) {
+    mantissa <<= 1;
+    --e;
+  }
+  return std::bit_cast<float>(sign | (e << 23) | ((mantissa & 0x3FFu) << 13));
+}
+
+constexpr fp16_t fp32_to_fp16(float f) noexcept {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t exponent = (bits >> 23) & 0xFFu;
+  const std::uint32_t mantissa = bits & 0x7FFFFFu;
+  if (exponent == 0xFF) {  // infinity or NaN (quiet, keeping the top payload bits)
+    return static_cast<fp16_t>(sign | 0x7C00u | (mantissa ? (0x200u | (mantissa >> 13)) : 0u));
+  }
+  const int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 0x1F) return static_cast<fp16_t>(sign | 0x7C00u);  // overflow to infinity
+  if (e <= 0) {
+    if (e < -10) return sign;  // below half the smallest subnormal: rounds to zero
+    const std::uint32_t full = mantissa | 0x800000u;
+    const int shift = 14 - e;
+    const std::uint32_t half = full >> shift;
+    const std::uint32_t remainder = full & ((1u << shift) - 1u);
+    const std::uint32_t halfway = 1u << (shift - 1);
+    const std::uint32_t rounded =
+        half + ((remainder > halfway || (remainder == halfway && (half & 1u))) ? 1u : 0u);
+    return static_cast<fp16_t>(sign | rounded);
+  }
+  const std::uint32_t half = (static_cast<std::uint32_t>(e) << 10) | (mantissa >> 13);
+  const std::uint32_t remainder = mantissa & 0x1FFFu;
+  // A carry out of the mantissa correctly bumps the exponent, up to infinity.
+  const std::uint32_t rounded =
+      half + ((remainder > 0x1000u || (remainder == 0x1000u && (half & 1u))) ? 1u : 0u);
+  return static_cast<fp16_t>(sign | rounded);
+}
+
+}  // namespace brick::quant

@@ -205,6 +205,36 @@ TEST(BrickLayer, RunsMembersInOrderAndComposesBudgets) {
   EXPECT_TRUE(report->budget_met);
 }
 
+struct RecordingObserver : LayerObserver {
+  std::vector<std::string> events;
+  void on_layer_begin(std::size_t index) override { events.push_back("layer " + std::to_string(index)); }
+  void on_layer_end() override { events.push_back("end"); }
+  void on_brick_begin(BrickId id, std::string_view) override {
+    events.push_back(std::string("begin ") + std::string(name(id)));
+  }
+  void on_brick_end(BrickId id, std::string_view brick, const RunReport* report) override {
+    events.push_back(std::string(report ? "ok " : "error ") + std::string(name(id)) + " " +
+                     std::string(brick));
+  }
+};
+
+TEST(BrickLayer, ObserverSeesEveryMemberInOrder) {
+  ScaleOp first_op, second_op;
+  second_op.brick_id = BrickId::Residual;
+  ComputeBrick first(first_op, {Finite{}}, Backend::Scalar);
+  ComputeBrick second(second_op, {Bounds{0, 1}}, Backend::Scalar, {},
+                      {CheckPolicy::Cheap, OnFailure::Error, false});
+  std::vector<float> mid(kInput.size()), out(kInput.size());
+  const ScaleOp::Input in{kInput}, mid_in{mid};
+  BrickLayer layer("layer3");
+  layer.add(first, in, mid).add(second, mid_in, out);
+  RecordingObserver observer;
+  EXPECT_FALSE(layer.run(&observer, 3).has_value());
+  EXPECT_THAT(observer.events,
+              ::testing::ElementsAre("layer 3", "begin Activation", "ok Activation scale",
+                                     "begin Residual", "error Residual scale", "end"));
+}
+
 TEST(BrickLayer, StopsAtTheFirstError) {
   ScaleOp failing_op;
   ComputeBrick failing(failing_op, {Bounds{0, 1}}, Backend::Scalar, {},

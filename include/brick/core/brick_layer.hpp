@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "brick/core/compute_brick.hpp"
+#include "brick/core/layer_observer.hpp"
 #include "brick/core/run_result.hpp"
 
 namespace brick {
@@ -33,7 +34,7 @@ class BrickLayer {
   // must outlive the layer (inputs typically view the outputs of earlier members).
   template <BrickOp Op>
   BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input, std::span<float> output) {
-    members_.push_back(Member{brick.name(), brick.budget().us_per_token(),
+    members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
                               [&brick, &input, output] { return brick.run(input, output); }});
     return *this;
   }
@@ -41,12 +42,14 @@ class BrickLayer {
   // Sum of the members' budgets, µs per token.
   double budget_us_per_token() const noexcept;
 
-  // Runs every member in order; stops at the first member that returns an error.
-  Result<LayerReport> run();
+  // Runs every member in order; stops at the first member that returns an error. The observer, when
+  // given, sees the layer begin and end (as `layer_index`) and every member before and after it runs.
+  Result<LayerReport> run(LayerObserver* observer = nullptr, std::size_t layer_index = 0);
 
  private:
   struct Member {
     std::string name;
+    BrickId id;
     double budget_us_per_token;
     std::function<Result<RunReport>()> run;
   };

@@ -89,7 +89,9 @@ class ComputeBrick {
   void set_budget(TokenBudget budget) noexcept { budget_ = budget; }
   void set_policy(BrickPolicy policy) noexcept { policy_ = policy; }
 
-  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument).
+  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument). With an
+  // Equivalence check selected, the op runs again on the baseline backend into scratch space, so
+  // `out` must not alias the input then.
   // Allocates only the first time an Equivalence baseline of a new size is needed.
   Result<RunReport> run(const Input& input, std::span<float> out) {
     require_output_size(input, out);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "brick/quant/fp16.hpp"
@@ -59,6 +60,30 @@ inline std::vector<quant::BlockQ8K> random_q8k(std::size_t blocks, std::uint64_t
       block.bsums[g] = static_cast<std::int16_t>(sum);
     }
   }
+  return out;
+}
+
+// What a model holds: blocks of normally distributed weights quantized as llama-quantize would.
+// Quantizing every block of a 14336x4096 matrix is slow, so `count` blocks are drawn in a seeded
+// random order from 8192 such blocks: each row is still a different mix of real blocks.
+template <class Block>
+std::vector<Block> realistic_blocks(std::size_t count, std::uint64_t seed) {
+  static const std::vector<Block> pool = [] {
+    std::mt19937_64 rng(99);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    std::vector<float> values(8192 * quant::kBlockSize);
+    for (float& v : values) v = normal(rng);
+    std::vector<Block> blocks(8192);
+    if constexpr (std::is_same_v<Block, quant::BlockQ6K>) {
+      quant::quantize_q6k(values, blocks);
+    } else {
+      quant::quantize_q5k(values, blocks);
+    }
+    return blocks;
+  }();
+  std::mt19937_64 rng(seed);
+  std::vector<Block> out(count);
+  for (Block& block : out) block = pool[rng() % pool.size()];
   return out;
 }
 

@@ -52,15 +52,21 @@ TEST(ThreadPool, CoversEveryIndexExactlyOnceWithBalance211Ranges) {
 }
 
 TEST(ThreadPool, ManyRapidCallsEachSeeTheirOwnWork) {
-  for (std::chrono::nanoseconds spin : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(100us)}) {
-    ThreadPool pool(3, spin);
+  // More slots than CPUs and short spins: workers are preempted between noticing a call and
+  // claiming their piece, and wake late for calls the caller has already finished.
+  for (std::chrono::nanoseconds spin : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(1us),
+                                        std::chrono::nanoseconds(100us)}) {
+    ThreadPool pool(4, spin);
     std::vector<std::uint64_t> per_slot(pool.size());
     std::uint64_t expected = 0;
-    for (std::size_t call = 0; call < 5000; ++call) {
+    for (std::size_t call = 0; call < 20000; ++call) {
       const std::size_t n = call % 17;
+      std::atomic<std::size_t> covered{0};
       pool.parallel_for(n, [&](Range range, std::size_t slot) {
         for (std::size_t i = range.begin; i < range.end; ++i) per_slot[slot] += call * 1000 + i;
+        covered.fetch_add(range.size());
       });
+      ASSERT_EQ(covered.load(), n) << "call " << call;
       for (std::size_t i = 0; i < n; ++i) expected += call * 1000 + i;
     }
     std::uint64_t total = 0;

@@ -41,8 +41,13 @@ ThreadPool::~ThreadPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
+// Every call claims every worker slot exactly once, so the slot still holds the previous epoch
+// until this call's claim. Comparing against it (not merely "not yet this epoch") keeps a worker
+// that stalled between reading epoch E and claiming from taking a slot of a later call.
 bool ThreadPool::claim(std::size_t slot, std::uint32_t epoch) noexcept {
-  return slot_state_[slot].claimed_epoch.exchange(epoch, std::memory_order_acq_rel) != epoch;
+  std::uint32_t previous = epoch - 1;
+  return slot_state_[slot].claimed_epoch.compare_exchange_strong(previous, epoch, std::memory_order_acq_rel,
+                                                                 std::memory_order_relaxed);
 }
 
 void ThreadPool::run_slot(std::size_t slot) noexcept {

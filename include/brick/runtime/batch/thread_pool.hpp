@@ -56,7 +56,7 @@ class ThreadPool {
   using Task = void (*)(void* context, Range range, std::size_t slot);
 
   struct alignas(64) Slot {
-    std::atomic<std::uint32_t> claimed_epoch{0};  // the epoch whose piece this slot ran last
+    std::atomic<std::uint32_t> claimed_epoch{0};  // the last call (epoch) whose piece was claimed
   };
 
   void run(std::size_t n, Task task, void* context);

@@ -49,12 +49,20 @@ inline __m512i lane_sums(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
   return _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
 }
 
-// vpermw indices that spread `first` + lane / lanes_per_scale over the 32 int16 lanes of a zmm.
-inline __m512i scale_index(int first, int lanes_per_scale) {
+// Sub-block scales (int16) are spread over the lanes of maddubs' output with one cross-lane vpermw
+// per block and a cheap in-lane vpshufb per vector: the vpermw puts in 128-bit lane i the four
+// scales that lane i needs for vectors 0..3, and vector k's vpshufb then repeats element k across
+// its lane. `scale_of(k, lane128)` names the sub-block whose scale vector k needs in that lane.
+template <class ScaleOf>
+inline __m512i arrange_scales_index(ScaleOf scale_of) {
   alignas(64) std::int16_t index[32];
-  for (int lane = 0; lane < 32; ++lane) index[lane] = static_cast<std::int16_t>(first + lane / lanes_per_scale);
+  for (int lane = 0; lane < 32; ++lane) {
+    index[lane] = static_cast<std::int16_t>(scale_of(lane % 4, lane / 8));
+  }
   return _mm512_load_si512(index);
 }
+
+inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((2 * k + 1) << 8 | 2 * k)); }
 
 // A 32-byte load repeated into both 256-bit halves of a zmm.
 inline __m512i load_twice(const std::uint8_t* p) {
@@ -63,39 +71,46 @@ inline __m512i load_twice(const std::uint8_t* p) {
 
 // Q6_K: 64 quants per zmm. A half-block (128 values) is 64 bytes of ql and 32 of qh; the low
 // nibbles of ql are values 0..63 (qh bits 0-1 for the first 32, bits 2-3 for the next), the high
-// nibbles values 64..127 (qh bits 4-5, then 6-7). qh is loaded into both 256-bit halves and shifted
-// by a different amount in each so one shift lines up both groups of bits. The quants are used
-// unsigned (0..63) and 32 * sum(sc_j * bsum_j) is removed once per block.
+// nibbles values 64..127 (qh bits 4-5, then 6-7). qh is loaded into both 256-bit halves, masked to
+// bits 0-1 and 4-5 in the low half and 2-3 and 6-7 in the high half, then shifted by a different
+// amount in each half so that the wanted pair lands on bits 4-5 with zeros above it. Whatever lands
+// in bits 0-3 is discarded by the final merge, which takes bits 0-3 from ql and 4-7 from qh.
+// The quants are used unsigned (0..63) and 32 * sum(sc_j * bsum_j) is removed once per block.
 struct Q6KConstants {
   __m512i low_nibble = _mm512_set1_epi8(0x0F);
-  __m512i high_bits = _mm512_set1_epi8(0x30);
+  __m512i qh_pairs = _mm512_inserti64x4(_mm512_set1_epi8(0x33), _mm256_set1_epi8(static_cast<char>(0xCC)), 1);
   __m512i shift_low_values = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
   __m512i shift_high_values = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
-  __m512i scale_lanes[4] = {scale_index(0, 8), scale_index(4, 8), scale_index(8, 8), scale_index(12, 8)};
+  // Vector k covers sub-blocks 4k..4k+3, one per 128-bit lane.
+  __m512i arrange = arrange_scales_index([](int k, int lane128) { return 4 * k + lane128; });
+  __m512i pick[4] = {pick_scale(0), pick_scale(1), pick_scale(2), pick_scale(3)};
 };
+
+// (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte.
+inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
+  return _mm512_ternarylogic_epi32(a, b, low_nibble, 0xE4);
+}
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
 template <bool kVnni>
 inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  const __m512i scales = _mm512_castsi256_si512(scales16);  // vpermw only reads lanes 0-15
+  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
   __m512i sum = _mm512_setzero_si512();
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
-    const __m512i qh = load_twice(w.qh + 32 * half);
-    const __m512i qh_low = _mm512_and_si512(_mm512_sllv_epi16(qh, k.shift_low_values), k.high_bits);
-    const __m512i qh_high = _mm512_and_si512(_mm512_srlv_epi16(qh, k.shift_high_values), k.high_bits);
-    // (a & low_nibble) | b, b having only bits 4-5.
-    const __m512i q_low = _mm512_ternarylogic_epi32(ql, k.low_nibble, qh_low, 0xEA);
-    const __m512i q_high = _mm512_ternarylogic_epi32(_mm512_srli_epi16(ql, 4), k.low_nibble, qh_high, 0xEA);
+    const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
+    const __m512i q_low = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
+    const __m512i q_high =
+        merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
     const __m512i y_low = _mm512_loadu_si512(x.qs + 128 * half);
     const __m512i y_high = _mm512_loadu_si512(x.qs + 128 * half + 64);
     sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q_low, y_low),
-                                   _mm512_permutexvar_epi16(k.scale_lanes[2 * half], scales));
+                                   _mm512_shuffle_epi8(scales, k.pick[2 * half]));
     sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q_high, y_high),
-                                   _mm512_permutexvar_epi16(k.scale_lanes[2 * half + 1], scales));
+                                   _mm512_shuffle_epi8(scales, k.pick[2 * half + 1]));
   }
   return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
 }
@@ -143,13 +158,15 @@ struct Q5KConstants {
   __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
   // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
   __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+  // Vector c covers sub-block 2c in 128-bit lanes 0-1 and 2c+1 in lanes 2-3.
+  __m512i arrange = arrange_scales_index([](int c, int lane128) { return 2 * c + lane128 / 2; });
   __m512i fifth_bit[4];
-  __m512i scale_lanes[4];
+  __m512i pick[4];
   Q5KConstants() {
     for (int c = 0; c < 4; ++c) {
       fifth_bit[c] = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << (2 * c))),
                                         _mm256_set1_epi8(static_cast<char>(1 << (2 * c + 1))), 1);
-      scale_lanes[c] = scale_index(2 * c, 16);
+      pick[c] = pick_scale(c);
     }
   }
 };
@@ -158,7 +175,7 @@ struct Q5KConstants {
 template <bool kVnni>
 inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstants& k) {
   const __m128i scales_mins = unpack_scales_mins(w.scales);
-  const __m512i scales = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));  // vpermw reads lanes 0-7
+  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins)));
   const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
   const __m256i min_sum = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   const __m512i qh = load_twice(w.qh);
@@ -170,7 +187,7 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
     const __m512i q = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
     const __m512i y = _mm512_loadu_si512(x.qs + 64 * c);
     sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q, y),
-                                   _mm512_permutexvar_epi16(k.scale_lanes[c], scales));
+                                   _mm512_shuffle_epi8(scales, k.pick[c]));
   }
   const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);

@@ -1,0 +1,600 @@
+// K-quant kernels side by side with ggml (the oracle libraries), same data, same run:
+//   hot_dot   one 4096-value row in cache, ns per 256-value block: every Brick variant vs ggml_vec_dot
+//   bandwidth read-only pass over 256 MiB at 1 and 2 threads: the ceiling for a batch-1 mat-vec
+//   matvec    14336x4096 Q5_K / Q6_K, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
+//             ggml_mul_mat + ggml_graph_compute_with_ctx (and + ggml_graph_compute on a persistent pool)
+//   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
+//             separate mat-vecs on a persistent ggml pool
+//   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads
+// Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
+// medians and their ratios. Run: build/release/bin/brick_kquant_bench
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <emmintrin.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/fused_ops.hpp"
+#include "brick/quant/kquants.hpp"
+#include "brick/quant/matvec.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "quant/kquant_blocks.hpp"
+#include "support/ggml_oracle.hpp"
+#include "support/random_data.hpp"
+
+namespace {
+
+using namespace brick;
+using namespace brick::quant;
+using test::GgmlOracle;
+using test::GgmlType;
+
+const GgmlOracle& oracle() { return GgmlOracle::load(); }
+
+ThreadPool& pool(int threads) {
+  static ThreadPool one(1);
+  static ThreadPool two(2);
+  return threads == 1 ? one : two;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ggml graphs with several nodes, computed on one persistent ggml pool per thread count (what
+// llama.cpp does), or with ggml_graph_compute_with_ctx (threads created per call).
+
+struct GgmlExtra {  // entry points the oracle does not wrap
+  using Unary = GgmlOracle::Tensor* (*)(GgmlOracle::Context*, GgmlOracle::Tensor*);
+  using Binary = GgmlOracle::Tensor* (*)(GgmlOracle::Context*, GgmlOracle::Tensor*, GgmlOracle::Tensor*);
+  Unary silu = nullptr;
+  Binary mul = nullptr;
+  static const GgmlExtra& get() {
+    static const GgmlExtra extra = [] {
+      void* base = dlopen(oracle().base_library_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
+      GgmlExtra e;
+      e.silu = reinterpret_cast<Unary>(dlsym(base, "ggml_silu"));
+      e.mul = reinterpret_cast<Binary>(dlsym(base, "ggml_mul"));
+      if (e.silu == nullptr || e.mul == nullptr) throw std::runtime_error("ggml_silu/ggml_mul not found");
+      return e;
+    }();
+    return extra;
+  }
+};
+
+GgmlOracle::ThreadPool* ggml_pool(int threads) {
+  static std::map<int, GgmlOracle::ThreadPool*> pools;
+  auto& slot = pools[threads];
+  if (slot == nullptr) {
+    alignas(64) unsigned char params[2048] = {};
+    oracle().ggml_threadpool_params_init(params, threads);
+    slot = oracle().ggml_threadpool_new(params);
+  }
+  return slot;
+}
+
+class GgmlGraph {
+ public:
+  // `bytes` for the tensors' data; the graph, tensor headers and compute work buffer come on top.
+  explicit GgmlGraph(std::size_t bytes)
+      : context_(oracle().ggml_init({bytes + oracle().ggml_graph_overhead() + 64 * oracle().ggml_tensor_overhead() +
+                                         (16u << 20),
+                                     nullptr, false})) {
+    graph_ = oracle().ggml_new_graph(context_);
+  }
+  ~GgmlGraph() { oracle().ggml_free(context_); }
+  GgmlGraph(const GgmlGraph&) = delete;
+  GgmlGraph& operator=(const GgmlGraph&) = delete;
+
+  GgmlOracle::Tensor* matrix(GgmlType type, std::size_t rows, std::size_t cols) {
+    return oracle().ggml_new_tensor_2d(context_, static_cast<int>(type), static_cast<std::int64_t>(cols),
+                                       static_cast<std::int64_t>(rows));
+  }
+  GgmlOracle::Tensor* vector(std::size_t n) {
+    return oracle().ggml_new_tensor_1d(context_, static_cast<int>(GgmlType::F32), static_cast<std::int64_t>(n));
+  }
+  GgmlOracle::Context* context() const { return context_; }
+  void output(GgmlOracle::Tensor* t) { oracle().ggml_build_forward_expand(graph_, t); }
+
+  void compute_with_ctx(int threads) { oracle().ggml_graph_compute_with_ctx(context_, graph_, threads); }
+  void compute_pooled(int threads) {
+    GgmlOracle::ComputePlan plan = oracle().ggml_graph_plan(graph_, threads, ggml_pool(threads));
+    if (work_.size() < plan.work_size) work_.resize(plan.work_size);
+    plan.work_data = work_.data();
+    oracle().ggml_graph_compute(graph_, &plan);
+  }
+
+ private:
+  GgmlOracle::Context* context_;
+  GgmlOracle::Graph* graph_ = nullptr;
+  std::vector<std::uint8_t> work_;
+};
+
+template <class Block>
+constexpr GgmlType ggml_type() {
+  return std::is_same_v<Block, BlockQ5K> ? GgmlType::Q5_K : GgmlType::Q6_K;
+}
+
+template <class Block>
+const char* type_name() {
+  return std::is_same_v<Block, BlockQ5K> ? "q5k" : "q6k";
+}
+
+// A weight matrix living in a ggml tensor; Brick reads the same bytes.
+template <class Block>
+struct SharedMatrix {
+  GgmlOracle::Tensor* tensor = nullptr;
+  QuantMatrix<Block> view;
+
+  SharedMatrix(GgmlGraph& graph, std::size_t rows, std::size_t cols, std::uint64_t seed)
+      : tensor(graph.matrix(ggml_type<Block>(), rows, cols)) {
+    const std::vector<Block> blocks = test::realistic_blocks<Block>(rows * cols / kBlockSize, seed);
+    auto* data = static_cast<Block*>(oracle().ggml_get_data(tensor));
+    std::memcpy(data, blocks.data(), blocks.size() * sizeof(Block));
+    view = {std::span<const Block>(data, blocks.size()), rows, cols};
+  }
+};
+
+void fill_input(GgmlOracle::Tensor* t, const std::vector<float>& x) {
+  std::memcpy(oracle().ggml_get_data(t), x.data(), x.size() * sizeof(float));
+}
+
+// Bytes one iteration reads, for GB/s against the measured read bandwidth.
+void report_bytes(benchmark::State& state, double bytes_per_iteration) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * bytes_per_iteration));
+  state.counters["bytes"] = bytes_per_iteration;
+}
+
+// ---------------------------------------------------------------------------------------------
+// hot dot
+
+template <class Block>
+struct HotRow {
+  std::vector<Block> w = test::realistic_blocks<Block>(16, 7);
+  std::vector<BlockQ8K> x = [] {
+    std::vector<BlockQ8K> q(16);
+    quantize_q8k(test::normal(4096, 8), q);
+    return q;
+  }();
+  static const HotRow& get() {
+    static const HotRow row;
+    return row;
+  }
+};
+
+template <class Block>
+void hot_dot_brick(benchmark::State& state, DotIsa isa) {
+  const HotRow<Block>& row = HotRow<Block>::get();
+  const auto kernel = [&] {
+    if constexpr (std::is_same_v<Block, BlockQ5K>) {
+      return dot_q5k_q8k_kernel(isa);
+    } else {
+      return dot_q6k_q8k_kernel(isa);
+    }
+  }();
+  for (auto _ : state) {
+    float s = kernel(row.w.data(), row.x.data(), 16);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+template <class Block>
+void hot_dot_ggml(benchmark::State& state) {
+  const HotRow<Block>& row = HotRow<Block>::get();
+  const auto vec_dot = std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
+  for (auto _ : state) {
+    float s = 0;
+    vec_dot(4096, &s, 0, row.w.data(), 0, row.x.data(), 0, 1);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// read bandwidth
+
+struct ReadBuffer {
+  static constexpr std::size_t kBytes = 256u << 20;
+  std::vector<std::int64_t> storage = std::vector<std::int64_t>(kBytes / sizeof(std::int64_t), 1);
+  const __m128i* data() const { return reinterpret_cast<const __m128i*>(storage.data()); }
+  static const ReadBuffer& get() {
+    static const ReadBuffer buffer;
+    return buffer;
+  }
+};
+
+std::int64_t read_sum(const __m128i* p, std::size_t vectors) {
+  __m128i a = _mm_setzero_si128(), b = a, c = a, d = a;
+  for (std::size_t i = 0; i + 4 <= vectors; i += 4) {
+    a = _mm_add_epi64(a, _mm_loadu_si128(p + i));
+    b = _mm_add_epi64(b, _mm_loadu_si128(p + i + 1));
+    c = _mm_add_epi64(c, _mm_loadu_si128(p + i + 2));
+    d = _mm_add_epi64(d, _mm_loadu_si128(p + i + 3));
+  }
+  const __m128i s = _mm_add_epi64(_mm_add_epi64(a, b), _mm_add_epi64(c, d));
+  return _mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(s, s));
+}
+
+void bandwidth(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const ReadBuffer& buffer = ReadBuffer::get();
+  constexpr std::size_t kVectors = ReadBuffer::kBytes / sizeof(__m128i);
+  std::int64_t sums[2] = {};
+  for (auto _ : state) {
+    pool(threads).parallel_for(kVectors / 64, [&](Range range, std::size_t slot) {
+      sums[slot] += read_sum(buffer.data() + range.begin * 64, range.size() * 64);
+    });
+    benchmark::DoNotOptimize(sums);
+  }
+  report_bytes(state, ReadBuffer::kBytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// matvec, DRAM-resident: three copies of the matrix (3 x 40-48 MB > the 32 MB L3) used in turn.
+
+constexpr std::size_t kCopies = 3;
+constexpr std::size_t kFfn = 14336;
+constexpr std::size_t kHidden = 4096;
+
+template <class Block>
+struct MatvecSetup {
+  GgmlGraph graph{kCopies * (kFfn * kHidden / kBlockSize * sizeof(Block) + 4 * (kFfn + kHidden)) + (16u << 20)};
+  GgmlOracle::Tensor* input = graph.vector(kHidden);
+  std::vector<SharedMatrix<Block>> copies;
+  std::vector<float> x = test::normal(kHidden, 21);
+  std::vector<float> y = std::vector<float>(kFfn);
+
+  MatvecSetup() {
+    for (std::size_t c = 0; c < kCopies; ++c) {
+      copies.emplace_back(graph, kFfn, kHidden, 100 + c);
+      graph.output(oracle().ggml_mul_mat(graph.context(), copies.back().tensor, input));
+    }
+    fill_input(input, x);
+  }
+  static MatvecSetup& get() {
+    static MatvecSetup setup;
+    return setup;
+  }
+};
+
+// ggml's graph holds all copies; one compute runs them all, so each copy gets its own graph here.
+template <class Block>
+struct GgmlMatvecCopies {
+  std::vector<std::unique_ptr<GgmlGraph>> graphs;
+  GgmlMatvecCopies() {
+    MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
+    for (std::size_t c = 0; c < kCopies; ++c) {
+      auto graph = std::make_unique<GgmlGraph>(std::size_t{1} << 20);
+      graph->output(oracle().ggml_mul_mat(graph->context(), setup.copies[c].tensor, setup.input));
+      graphs.push_back(std::move(graph));
+    }
+  }
+  static GgmlMatvecCopies& get() {
+    static GgmlMatvecCopies copies;
+    return copies;
+  }
+};
+
+template <class Block>
+void matvec_brick(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
+  std::size_t turn = 0;
+  for (auto _ : state) {
+    matvec(setup.copies[turn++ % kCopies].view, std::span<const float>(setup.x), std::span(setup.y), pool(threads));
+    benchmark::ClobberMemory();
+  }
+  report_bytes(state, setup.copies[0].view.bytes());
+}
+
+template <class Block>
+void matvec_ggml(benchmark::State& state, bool pooled) {
+  const int threads = static_cast<int>(state.range(0));
+  MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
+  GgmlMatvecCopies<Block>& ggml = GgmlMatvecCopies<Block>::get();
+  std::size_t turn = 0;
+  for (auto _ : state) {
+    GgmlGraph& graph = *ggml.graphs[turn++ % kCopies];
+    pooled ? graph.compute_pooled(threads) : graph.compute_with_ctx(threads);
+  }
+  report_bytes(state, setup.copies[0].view.bytes());
+}
+
+// ---------------------------------------------------------------------------------------------
+// fused ops, two copies in turn (QKV: 2 x 18 MB, gate-up: 2 x 80 MB)
+
+constexpr std::size_t kFusedCopies = 2;
+
+struct QkvSetup {
+  static constexpr std::size_t kHeads = 32, kKvHeads = 8, kHeadDim = 128;
+  struct Copy {
+    std::unique_ptr<GgmlGraph> graph;
+    KQuantMatrix q, k, v;
+  };
+  std::vector<Copy> copies;
+  std::vector<float> x = test::normal(kHidden, 31);
+  std::vector<float> out = std::vector<float>((kHeads + 2 * kKvHeads) * kHeadDim);
+  double weight_bytes = 0;
+  QkvSetup() {
+    for (std::size_t c = 0; c < kFusedCopies; ++c) {
+      auto graph = std::make_unique<GgmlGraph>(std::size_t{24} << 20);
+      GgmlOracle::Tensor* input = graph->vector(kHidden);
+      fill_input(input, x);
+      // Q5_K_M-style: Q and K in Q5_K, V in Q6_K.
+      SharedMatrix<BlockQ5K> q(*graph, kHeads * kHeadDim, kHidden, 200 + 3 * c);
+      SharedMatrix<BlockQ5K> k(*graph, kKvHeads * kHeadDim, kHidden, 201 + 3 * c);
+      SharedMatrix<BlockQ6K> v(*graph, kKvHeads * kHeadDim, kHidden, 202 + 3 * c);
+      for (GgmlOracle::Tensor* w : {q.tensor, k.tensor, v.tensor}) {
+        graph->output(oracle().ggml_mul_mat(graph->context(), w, input));
+      }
+      weight_bytes = q.view.bytes() + k.view.bytes() + v.view.bytes();
+      copies.push_back({std::move(graph), q.view, k.view, v.view});
+    }
+  }
+  static QkvSetup& get() {
+    static QkvSetup setup;
+    return setup;
+  }
+};
+
+struct GateUpSetup {
+  struct Copy {
+    std::unique_ptr<GgmlGraph> graph;
+    KQuantMatrix gate, up;
+  };
+  std::vector<Copy> copies;
+  std::vector<float> x = test::normal(kHidden, 41);
+  std::vector<float> out = std::vector<float>(kFfn);
+  double weight_bytes = 0;
+  GateUpSetup() {
+    const GgmlExtra& extra = GgmlExtra::get();
+    for (std::size_t c = 0; c < kFusedCopies; ++c) {
+      auto graph = std::make_unique<GgmlGraph>(2 * kFfn * kHidden / kBlockSize * sizeof(BlockQ5K) + (4u << 20));
+      GgmlOracle::Tensor* input = graph->vector(kHidden);
+      fill_input(input, x);
+      SharedMatrix<BlockQ5K> gate(*graph, kFfn, kHidden, 300 + 2 * c);
+      SharedMatrix<BlockQ5K> up(*graph, kFfn, kHidden, 301 + 2 * c);
+      GgmlOracle::Context* ctx = graph->context();
+      graph->output(extra.mul(ctx, extra.silu(ctx, oracle().ggml_mul_mat(ctx, gate.tensor, input)),
+                              oracle().ggml_mul_mat(ctx, up.tensor, input)));
+      weight_bytes = gate.view.bytes() + up.view.bytes();
+      copies.push_back({std::move(graph), gate.view, up.view});
+    }
+  }
+  static GateUpSetup& get() {
+    static GateUpSetup setup;
+    return setup;
+  }
+};
+
+template <class Setup>
+void fused_brick(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  Setup& setup = Setup::get();
+  for (std::size_t turn = 0; auto _ : state) {
+    const auto& copy = setup.copies[turn++ % kFusedCopies];
+    if constexpr (std::is_same_v<Setup, QkvSetup>) {
+      const FusedQKVOp op(copy.q, copy.k, copy.v, Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
+      op.run({setup.x}, setup.out, Backend::Auto);
+    } else {
+      const FusedGateUpOp op(copy.gate, copy.up, pool(threads));
+      op.run({setup.x}, setup.out, Backend::Auto);
+    }
+  }
+  report_bytes(state, setup.weight_bytes);
+}
+
+template <class Setup>
+void fused_ggml(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  Setup& setup = Setup::get();
+  for (std::size_t turn = 0; auto _ : state) setup.copies[turn++ % kFusedCopies].graph->compute_pooled(threads);
+  report_bytes(state, setup.weight_bytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// thread pool overhead
+
+void pool_empty_call(benchmark::State& state) {
+  ThreadPool& p = pool(static_cast<int>(state.range(0)));
+  std::size_t sink[2] = {};
+  for (auto _ : state) {
+    p.parallel_for(2, [&](Range range, std::size_t slot) { sink[slot] += range.begin; });
+    benchmark::DoNotOptimize(sink);
+  }
+}
+
+struct SmallMatvec {
+  GgmlGraph graph{1u << 20};
+  GgmlOracle::Tensor* input = graph.vector(256);
+  SharedMatrix<BlockQ6K> w{graph, 256, 256, 500};
+  std::vector<float> x = test::normal(256, 51);
+  std::vector<float> y = std::vector<float>(256);
+  SmallMatvec() {
+    fill_input(input, x);
+    graph.output(oracle().ggml_mul_mat(graph.context(), w.tensor, input));
+  }
+  static SmallMatvec& get() {
+    static SmallMatvec setup;
+    return setup;
+  }
+};
+
+void small_matvec_brick(benchmark::State& state) {
+  SmallMatvec& setup = SmallMatvec::get();
+  ThreadPool& p = pool(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    matvec(setup.w.view, std::span<const float>(setup.x), std::span(setup.y), p);
+    benchmark::ClobberMemory();
+  }
+}
+
+void small_matvec_ggml(benchmark::State& state, bool pooled) {
+  SmallMatvec& setup = SmallMatvec::get();
+  const int threads = static_cast<int>(state.range(0));
+  for (auto _ : state) pooled ? setup.graph.compute_pooled(threads) : setup.graph.compute_with_ctx(threads);
+}
+
+// ---------------------------------------------------------------------------------------------
+// registration and the summary table
+
+void register_benchmarks() {
+  const auto hot = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->MinTime(0.05);
+  };
+  for (DotIsa isa : kDotIsas) {
+    if (!is_supported(isa) || isa == DotIsa::Scalar) continue;
+    hot(fmt::format("hot_dot/q5k/brick_{}", name(isa)), [isa](benchmark::State& s) { hot_dot_brick<BlockQ5K>(s, isa); });
+    hot(fmt::format("hot_dot/q6k/brick_{}", name(isa)), [isa](benchmark::State& s) { hot_dot_brick<BlockQ6K>(s, isa); });
+  }
+  hot("hot_dot/q5k/ggml", hot_dot_ggml<BlockQ5K>);
+  hot("hot_dot/q6k/ggml", hot_dot_ggml<BlockQ6K>);
+
+  const auto threaded = [](const std::string& name, auto fn, double min_time) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Arg(1)->Arg(2)->UseRealTime()->MinTime(min_time);
+  };
+  threaded("bandwidth", bandwidth, 0.1);
+  threaded("matvec/q5k/brick", matvec_brick<BlockQ5K>, 0.1);
+  threaded("matvec/q6k/brick", matvec_brick<BlockQ6K>, 0.1);
+  threaded("matvec/q5k/ggml", [](benchmark::State& s) { matvec_ggml<BlockQ5K>(s, false); }, 0.1);
+  threaded("matvec/q6k/ggml", [](benchmark::State& s) { matvec_ggml<BlockQ6K>(s, false); }, 0.1);
+  threaded("matvec/q5k/ggml_pool", [](benchmark::State& s) { matvec_ggml<BlockQ5K>(s, true); }, 0.1);
+  threaded("matvec/q6k/ggml_pool", [](benchmark::State& s) { matvec_ggml<BlockQ6K>(s, true); }, 0.1);
+  threaded("fused/qkv/brick", fused_brick<QkvSetup>, 0.1);
+  threaded("fused/qkv/ggml_pool", fused_ggml<QkvSetup>, 0.1);
+  threaded("fused/gate_up/brick", fused_brick<GateUpSetup>, 0.1);
+  threaded("fused/gate_up/ggml_pool", fused_ggml<GateUpSetup>, 0.1);
+  threaded("pool/empty_call", pool_empty_call, 0.05);
+  threaded("pool/matvec256/brick", small_matvec_brick, 0.05);
+  threaded("pool/matvec256/ggml", [](benchmark::State& s) { small_matvec_ggml(s, false); }, 0.05);
+  threaded("pool/matvec256/ggml_pool", [](benchmark::State& s) { small_matvec_ggml(s, true); }, 0.05);
+}
+
+// Keeps every repetition's time per iteration, by benchmark name ("matvec/q6k/brick/2").
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  enum class Clock { Cpu, Wall };
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
+      const std::string key = run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args);
+      Measurement& m = measurements_[key];
+      const auto iterations = static_cast<double>(run.iterations);
+      m.cpu_ns.push_back(run.cpu_accumulated_time * 1e9 / iterations);
+      m.wall_ns.push_back(run.real_accumulated_time * 1e9 / iterations);
+      const auto bytes = run.counters.find("bytes");
+      if (bytes != run.counters.end()) m.bytes = bytes->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  // Median ns per iteration. Cpu is the calling thread's CPU time: on this VM the host often
+  // deschedules a vCPU, and the wall clock then counts time no code of ours (or ggml's) ran.
+  double ns(const std::string& name, Clock clock = Clock::Cpu) const {
+    const auto it = measurements_.find(name);
+    if (it == measurements_.end()) return 0.0;
+    return median(clock == Clock::Cpu ? it->second.cpu_ns : it->second.wall_ns);
+  }
+  double gbps(const std::string& name, Clock clock = Clock::Cpu) const {
+    const auto it = measurements_.find(name);
+    const double t = ns(name, clock);
+    return it == measurements_.end() || t == 0.0 ? 0.0 : it->second.bytes / t;
+  }
+  std::size_t repetitions(const std::string& name) const {
+    const auto it = measurements_.find(name);
+    return it == measurements_.end() ? 0 : it->second.cpu_ns.size();
+  }
+
+ private:
+  struct Measurement {
+    std::vector<double> cpu_ns;
+    std::vector<double> wall_ns;
+    double bytes = 0.0;
+  };
+  static double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  }
+  std::map<std::string, Measurement> measurements_;
+};
+
+void print_summary(const Collector& c) {
+  using Clock = Collector::Clock;
+  fmt::print("\n## k-quant summary: medians of {} interleaved repetitions, ggml {} ({})\n",
+             c.repetitions("hot_dot/q6k/ggml"), oracle().version(), oracle().cpu_variant());
+  fmt::print("Times are the calling thread's CPU time unless marked wall.\n\n");
+  fmt::print("| hot dot, 4096-value row in L1 | ns/block brick | ns/block ggml | speedup |\n|---|---|---|---|\n");
+  for (const char* type : {"q5k", "q6k"}) {
+    const double ggml = c.ns(fmt::format("hot_dot/{}/ggml", type)) / 16;
+    for (DotIsa isa : kDotIsas) {
+      const double ours = c.ns(fmt::format("hot_dot/{}/brick_{}", type, name(isa))) / 16;
+      if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, name(isa), ours, ggml, ggml / ours);
+    }
+  }
+  for (Clock clock : {Clock::Cpu, Clock::Wall}) {
+    fmt::print("\n| matvec 14336x4096, DRAM{} | threads | read GB/s | brick GB/s (of read) | ggml GB/s (of read) | "
+               "ggml pooled GB/s (of read) | brick vs ggml | brick vs ggml pooled |\n|---|---|---|---|---|---|---|---|\n",
+               clock == Clock::Wall ? ", wall" : "");
+    for (const char* type : {"q5k", "q6k"}) {
+      for (int t : {1, 2}) {
+        const double bw = c.gbps(fmt::format("bandwidth/{}", t), clock);
+        const double ours = c.gbps(fmt::format("matvec/{}/brick/{}", type, t), clock);
+        const double ggml = c.gbps(fmt::format("matvec/{}/ggml/{}", type, t), clock);
+        const double pooled = c.gbps(fmt::format("matvec/{}/ggml_pool/{}", type, t), clock);
+        fmt::print("| {} | {} | {:.1f} | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.2f}x | {:.2f}x |\n", type,
+                   t, bw, ours, 100 * ours / bw, ggml, 100 * ggml / bw, pooled, 100 * pooled / bw, ours / ggml,
+                   ours / pooled);
+      }
+    }
+  }
+  fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
+             "|---|---|---|---|---|---|---|\n");
+  for (const char* op : {"qkv", "gate_up"}) {
+    for (int t : {1, 2}) {
+      const std::string ours = fmt::format("fused/{}/brick/{}", op, t);
+      const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
+      const double bw = c.gbps(fmt::format("bandwidth/{}", t));
+      fmt::print("| {} | {} | {:.1f} | {:.1f} | {:.2f}x | {:.1f} ({:.0f}%) | {:.2f}x |\n", op, t, c.ns(ours) / 1e3,
+                 c.ns(ggml) / 1e3, c.ns(ggml) / c.ns(ours), c.gbps(ours), 100 * c.gbps(ours) / bw,
+                 c.ns(ggml, Clock::Wall) / c.ns(ours, Clock::Wall));
+    }
+  }
+  fmt::print("\n| per call | threads | brick us | ggml with_ctx us | ggml pooled us | brick wall us |\n|---|---|---|---|---|---|\n");
+  for (int t : {1, 2}) {
+    const std::string empty = fmt::format("pool/empty_call/{}", t);
+    fmt::print("| empty parallel_for | {} | {:.3f} | | | {:.3f} |\n", t, c.ns(empty) / 1e3, c.ns(empty, Clock::Wall) / 1e3);
+    const std::string ours = fmt::format("pool/matvec256/brick/{}", t);
+    fmt::print("| 256x256 Q6_K matvec | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t, c.ns(ours) / 1e3,
+               c.ns(fmt::format("pool/matvec256/ggml/{}", t)) / 1e3,
+               c.ns(fmt::format("pool/matvec256/ggml_pool/{}", t)) / 1e3, c.ns(ours, Clock::Wall) / 1e3);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Defaults that make the side-by-side comparison meaningful on a noisy machine; flags given on the
+  // command line win.
+  std::vector<char*> args(argv, argv + argc);
+  std::string reps = "--benchmark_repetitions=9";
+  std::string interleave = "--benchmark_enable_random_interleaving=true";
+  const auto given = [&](const char* flag) {
+    return std::any_of(args.begin() + 1, args.end(), [&](const char* a) { return std::strstr(a, flag) != nullptr; });
+  };
+  if (!given("--benchmark_repetitions")) args.push_back(reps.data());
+  if (!given("--benchmark_enable_random_interleaving")) args.push_back(interleave.data());
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  fmt::print("ggml oracle: {}\n", oracle().describe());
+  register_benchmarks();
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  print_summary(collector);
+  benchmark::Shutdown();
+  return 0;
+}

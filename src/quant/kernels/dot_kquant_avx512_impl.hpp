@@ -98,7 +98,9 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
   const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
-  __m512i sum = _mm512_setzero_si512();
+  // Two accumulators: the chain of dependent vpdpwssd is half as long.
+  __m512i sum_low = _mm512_setzero_si512();
+  __m512i sum_high = _mm512_setzero_si512();
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
     const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
@@ -107,11 +109,12 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
         merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
     const __m512i y_low = _mm512_loadu_si512(x.qs + 128 * half);
     const __m512i y_high = _mm512_loadu_si512(x.qs + 128 * half + 64);
-    sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q_low, y_low),
+    sum_low = accumulate_scaled<kVnni>(sum_low, _mm512_maddubs_epi16(q_low, y_low),
                                    _mm512_shuffle_epi8(scales, k.pick[2 * half]));
-    sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q_high, y_high),
+    sum_high = accumulate_scaled<kVnni>(sum_high, _mm512_maddubs_epi16(q_high, y_high),
                                    _mm512_shuffle_epi8(scales, k.pick[2 * half + 1]));
   }
+  const __m512i sum = _mm512_add_epi32(sum_low, sum_high);
   return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
 }
 
@@ -121,15 +124,19 @@ float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t 
   __m128 acc = _mm_setzero_ps();
   for (std::size_t b = 0; b < blocks; b += 4) {
     __m512i sums[4] = {};
-    alignas(16) float scales[4] = {};
+    // The four blocks' fp16 scales are converted together.
+    alignas(16) std::uint16_t d[8] = {};
+    alignas(16) float dx[4] = {};
     for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
       sums[i] = block_sum<kVnni>(w[b + i], x[b + i], k);
-      scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
+      d[i] = w[b + i].d;
+      dx[i] = x[b + i].d;
     }
+    const __m128 scales = _mm_mul_ps(_mm_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))), _mm_load_ps(dx));
     const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
     const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
     const __m128i block_totals = _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
-    acc = _mm_fmadd_ps(_mm_load_ps(scales), _mm_cvtepi32_ps(block_totals), acc);
+    acc = _mm_fmadd_ps(scales, _mm_cvtepi32_ps(block_totals), acc);
   }
   return horizontal_sum(acc);
 }
@@ -179,16 +186,18 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
   const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
   const __m256i min_sum = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   const __m512i qh = load_twice(w.qh);
-  __m512i sum = _mm512_setzero_si512();
+  // Two accumulators: the chain of dependent vpdpwssd is half as long.
+  __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
   for (int c = 0; c < 4; ++c) {
     const __m512i packed = load_twice(w.qs + 32 * c);
     const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
     const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
     const __m512i q = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
     const __m512i y = _mm512_loadu_si512(x.qs + 64 * c);
-    sum = accumulate_scaled<kVnni>(sum, _mm512_maddubs_epi16(q, y),
-                                   _mm512_shuffle_epi8(scales, k.pick[c]));
+    sums[c % 2] = accumulate_scaled<kVnni>(sums[c % 2], _mm512_maddubs_epi16(q, y),
+                                           _mm512_shuffle_epi8(scales, k.pick[c]));
   }
+  const __m512i sum = _mm512_add_epi32(sums[0], sums[1]);
   const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
 }
@@ -199,18 +208,25 @@ float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t 
   __m128 acc = _mm_setzero_ps();
   for (std::size_t b = 0; b < blocks; b += 4) {
     __m512i sums[4] = {};
-    alignas(16) float d[4] = {};
-    alignas(16) float dmin[4] = {};
+    // The four blocks' fp16 d (first four) and dmin (last four) are converted together.
+    alignas(16) std::uint16_t scale_halves[8] = {};
+    alignas(16) float dx[4] = {};
     for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
       sums[i] = block_sums<kVnni>(w[b + i], x[b + i], k);
-      d[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
-      dmin[i] = _cvtsh_ss(w[b + i].dmin) * x[b + i].d;
+      scale_halves[i] = w[b + i].d;
+      scale_halves[4 + i] = w[b + i].dmin;
+      dx[i] = x[b + i].d;
     }
+    const __m128 xd = _mm_load_ps(dx);
+    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(scale_halves))),
+                                        _mm256_set_m128(xd, xd));
+    const __m128 d = _mm256_castps256_ps128(scales);
+    const __m128 dmin = _mm256_extractf128_ps(scales, 1);
     // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
     const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
     const __m512i pairs = _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
-    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
-    acc = _mm_fnmadd_ps(_mm_load_ps(dmin), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
+    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
+    acc = _mm_fnmadd_ps(dmin, _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
   }
   return horizontal_sum(acc);
 }

@@ -10,11 +10,15 @@
 // and the accumulation in two, with the same exact integer result.
 // GCC 12 reports its own AVX-512 intrinsics' deliberately undefined pass-through operands as
 // uninitialised at -O3; the warning is about the header, not this code.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>

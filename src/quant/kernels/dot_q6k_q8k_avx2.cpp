@@ -14,12 +14,16 @@
 namespace brick::quant::kernels {
 namespace {
 
-// The sub-block scales of chunk c (32 values = sub-blocks 2c and 2c+1), widened to 16 int16 lanes:
-// the first 8 lanes hold scale 2c and the last 8 scale 2c+1, matching maddubs' output lanes.
-inline __m256i chunk_scales(__m128i scales, int c) {
-  const __m128i pick = _mm_add_epi8(_mm_set_epi64x(0x0101010101010101, 0),
-                                    _mm_set1_epi8(static_cast<char>(2 * c)));
-  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, pick));
+// The 16 sub-block scales as int16, even ones in the low 128-bit lane and odd ones in the high
+// lane: chunk c (32 values, sub-blocks 2c and 2c+1) then needs element c of each lane repeated,
+// one in-lane shuffle.
+inline __m256i split_scales(__m128i scales) {
+  const __m128i even_then_odd = _mm_set_epi8(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0);
+  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, even_then_odd));
+}
+
+inline __m256i chunk_scales(__m256i split, int c) {
+  return _mm256_shuffle_epi8(split, _mm256_set1_epi16(static_cast<short>((2 * c + 1) << 8 | 2 * c)));
 }
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 8 int32 lanes.
@@ -27,6 +31,7 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   const __m256i high_bits = _mm256_set1_epi8(0x30);
   const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  const __m256i split = split_scales(scales);
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
                                  _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
@@ -49,7 +54,7 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
       const int chunk = 4 * half + k;
       const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * chunk));
       const __m256i products = _mm256_maddubs_epi16(q[k], y);
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, chunk_scales(scales, chunk)));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, chunk_scales(split, chunk)));
     }
   }
   return sum;

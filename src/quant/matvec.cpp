@@ -72,17 +72,34 @@ std::span<const BlockQ8K> quantize_activation(std::span<const float> x) {
 
 }  // namespace detail
 
-void matvec(const KQuantMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
-            Backend backend) {
-  validate(w, "matvec");
-  if (xq.size() * kBlockSize != cols(w) || y.size() != rows(w)) {
-    throw InvalidArgument(fmt::format("matvec: a {}x{} matrix needs {} Q8_K blocks in and {} floats out; got {} and {}",
-                                      rows(w), cols(w), cols(w) / kBlockSize, rows(w), xq.size(), y.size()));
+namespace {
+
+void require_output(const KQuantMatrix& w, std::size_t y) {
+  if (y != rows(w)) {
+    throw InvalidArgument(fmt::format("matvec: a {}x{} matrix writes {} outputs; got room for {}", rows(w),
+                                      cols(w), rows(w), y));
   }
+}
+
+void run_matvec(const KQuantMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
+                Backend backend) {
   const detail::RowSource source = detail::row_source(w, dot_isa(backend));
   pool.parallel_for(rows(w), [&](Range range, std::size_t) {
     detail::dot_rows(std::span(&source, 1), xq, range, y);
   });
+}
+
+}  // namespace
+
+void matvec(const KQuantMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
+            Backend backend) {
+  validate(w, "matvec");
+  if (xq.size() * kBlockSize != cols(w)) {
+    throw InvalidArgument(fmt::format("matvec: a {}x{} matrix needs {} Q8_K input blocks; got {}", rows(w),
+                                      cols(w), cols(w) / kBlockSize, xq.size()));
+  }
+  require_output(w, y.size());
+  run_matvec(w, xq, y, pool, backend);
 }
 
 void matvec(const KQuantMatrix& w, std::span<const float> x, std::span<float> y, ThreadPool& pool,
@@ -92,7 +109,8 @@ void matvec(const KQuantMatrix& w, std::span<const float> x, std::span<float> y,
     throw InvalidArgument(fmt::format("matvec: a {}x{} matrix needs {} input values; got {}", rows(w),
                                       cols(w), cols(w), x.size()));
   }
-  matvec(w, detail::quantize_activation(x), y, pool, backend);
+  require_output(w, y.size());
+  run_matvec(w, detail::quantize_activation(x), y, pool, backend);
 }
 
 }  // namespace brick::quant

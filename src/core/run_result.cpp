@@ -11,6 +11,8 @@ RunMetrics make_metrics(std::uint64_t tokens, std::uint64_t ns, double flops, do
   RunMetrics m;
   m.tokens = tokens;
   m.ns = ns;
+  m.flops = flops;
+  m.bytes = bytes;
   const double us = static_cast<double>(ns) / 1e3;
   const double seconds = static_cast<double>(ns) / 1e9;
   m.us_per_token = tokens > 0 ? us / static_cast<double>(tokens) : 0.0;

@@ -18,6 +18,8 @@ namespace brick {
 struct RunMetrics {
   std::uint64_t tokens = 0;
   std::uint64_t ns = 0;
+  double flops = 0.0;
+  double bytes = 0.0;
   double us_per_token = 0.0;
   double tokens_per_second = 0.0;
   double budget_us_per_token = 0.0;

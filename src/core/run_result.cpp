@@ -35,9 +35,10 @@ std::string AssertionFailed::message() const {
 }
 
 std::string BudgetExceeded::message() const {
-  return fmt::format("brick '{}': budget exceeded: {:.3f} us/token against a budget of {:.3f} "
-                     "({:.0f}% utilisation)",
-                     brick, actual_us, limit_us, utilisation * 100.0);
+  return fmt::format(
+      "brick '{}': budget exceeded: {:.3f} us/token against a budget of {:.3f} "
+      "({:.0f}% utilisation)",
+      brick, actual_us, limit_us, utilisation * 100.0);
 }
 
 std::string message(const RunError& error) {

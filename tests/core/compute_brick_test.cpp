@@ -15,9 +15,10 @@ namespace {
 
 using test::ScaleOp;
 
-
 // A backend other than Scalar when the machine has one, so Equivalence compares two code paths.
-Backend fast_backend() { return best_backend(); }
+Backend fast_backend() {
+  return best_backend();
+}
 
 const std::vector<float> kInput = {1.0f, -2.0f, 3.0f, 0.5f};
 
@@ -126,12 +127,15 @@ TEST(ComputeBrick, BudgetExceededOnlyWhenEnforced) {
 
 TEST(ComputeBrick, VerifyRunsEveryAssertionWhateverThePolicy) {
   ScaleOp op;
-  ComputeBrick brick(op, {Equivalence{}, Finite{}, Custom{"positive", [](std::span<const float> v) {
-                                                            for (float x : v) {
-                                                              if (x <= 0) return false;
-                                                            }
-                                                            return true;
-                                                          }}},
+  ComputeBrick brick(op,
+                     {Equivalence{}, Finite{},
+                      Custom{"positive",
+                             [](std::span<const float> v) {
+                               for (float x : v) {
+                                 if (x <= 0) return false;
+                               }
+                               return true;
+                             }}},
                      fast_backend(), {}, {CheckPolicy::None, OnFailure::Report, false});
   const VerifyReport report = brick.verify({kInput});
   ASSERT_EQ(report.assertions.size(), 3u);
@@ -186,7 +190,9 @@ TEST(BrickLayer, RunsMembersInOrderAndComposesBudgets) {
 
 struct RecordingObserver : LayerObserver {
   std::vector<std::string> events;
-  void on_layer_begin(std::size_t index) override { events.push_back("layer " + std::to_string(index)); }
+  void on_layer_begin(std::size_t index) override {
+    events.push_back("layer " + std::to_string(index));
+  }
   void on_layer_end() override { events.push_back("end"); }
   void on_brick_begin(BrickId id, std::string_view) override {
     events.push_back(std::string("begin ") + std::string(name(id)));

@@ -1,13 +1,13 @@
 #pragma once
 // What running a brick returns: the metrics of the call and the assertions it checked, or a typed
-// failure (an assertion that failed under the Error policy, or a budget exceeded under enforcement).
+// failure (an assertion that failed under the Error policy, or a budget exceeded under
+// enforcement).
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
-
 #include <tl/expected.hpp>
+#include <variant>
 
 #include "brick/core/assertion.hpp"
 #include "brick/core/backend.hpp"

@@ -4,6 +4,17 @@
 // Both layouts compute a*cos - b*sin and a*sin + b*cos with separately rounded products (no FMA),
 // exactly as the scalar reference rounds them, so the backends agree bit for bit.
 namespace brick::ops::kernels {
+namespace {
+
+// NeoX pairs (a, b) from two vectors: a*cos - b*sin and a*sin + b*cos.
+inline __m512 rotated_first(__m512 a, __m512 b, __m512 c, __m512 s) noexcept {
+  return _mm512_sub_ps(rounded(_mm512_mul_ps(a, c)), rounded(_mm512_mul_ps(b, s)));
+}
+inline __m512 rotated_second(__m512 a, __m512 b, __m512 c, __m512 s) noexcept {
+  return _mm512_add_ps(rounded(_mm512_mul_ps(a, s)), rounded(_mm512_mul_ps(b, c)));
+}
+
+}  // namespace
 
 void rope_norm_f32_avx512(const float* x, float* out, std::size_t n_heads, std::size_t head_dim,
                           const float* cos, const float* sin, std::size_t first_pair,
@@ -47,12 +58,8 @@ void rope_neox_f32_avx512(const float* x, float* out, std::size_t n_heads, std::
       float* head_out = out + h * head_dim;
       const __m512 a = _mm512_maskz_loadu_ps(mask, head + offset);
       const __m512 b = _mm512_maskz_loadu_ps(mask, head + offset + half);
-      const __m512 out_a =
-          _mm512_sub_ps(rounded(_mm512_mul_ps(a, c)), rounded(_mm512_mul_ps(b, s)));
-      const __m512 out_b =
-          _mm512_add_ps(rounded(_mm512_mul_ps(a, s)), rounded(_mm512_mul_ps(b, c)));
-      _mm512_mask_storeu_ps(head_out + offset, mask, out_a);
-      _mm512_mask_storeu_ps(head_out + offset + half, mask, out_b);
+      _mm512_mask_storeu_ps(head_out + offset, mask, rotated_first(a, b, c, s));
+      _mm512_mask_storeu_ps(head_out + offset + half, mask, rotated_second(a, b, c, s));
     }
   }
 }

@@ -52,7 +52,9 @@ inline void accumulate_as_double(__m256 v, __m256d& low, __m256d& high) noexcept
   high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
 }
 
-// exp(x) for 8 lanes; the same scheme, constants and error as exp_f32x16 in simd_avx512.hpp.
+// exp(x) for 8 lanes; the same scheme, constants and error as exp_f32x16 in simd_avx512.hpp, with
+// 2^n applied as two power-of-two factors (AVX2 has no vscalefps) so that denormal results are
+// still rounded once.
 inline __m256 exp_f32x8(__m256 x) noexcept {
   x = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-110.0f), x));
   const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),

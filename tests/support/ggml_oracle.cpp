@@ -149,6 +149,8 @@ void GgmlOracle::open() {
   resolve(base_handle_, base, "dequantize_row_q6_K", dequantize_row_q6_K);
   resolve(base_handle_, base, "dequantize_row_q8_K", dequantize_row_q8_K);
   resolve(base_handle_, base, "ggml_quantize_chunk", ggml_quantize_chunk);
+  resolve(base_handle_, base, "ggml_fp16_to_fp32_row", ggml_fp16_to_fp32_row);
+  resolve(base_handle_, base, "ggml_fp32_to_fp16_row", ggml_fp32_to_fp16_row);
   resolve(base_handle_, base, "ggml_init", ggml_init);
   resolve(base_handle_, base, "ggml_free", ggml_free);
   resolve(base_handle_, base, "ggml_tensor_overhead", ggml_tensor_overhead);

@@ -89,6 +89,9 @@ class GgmlOracle {
   VecDotFn ggml_vec_dot_q6_K_q8_K = nullptr;
   VecDotFn ggml_vec_dot_q5_K_q8_K_generic = nullptr;
   VecDotFn ggml_vec_dot_q6_K_q8_K_generic = nullptr;
+  // ggml's portable fp16 conversions (libggml-base), the ones its reference quantizers use.
+  void (*ggml_fp16_to_fp32_row)(const std::uint16_t* x, float* y, std::int64_t n) = nullptr;
+  void (*ggml_fp32_to_fp16_row)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
 
   // The graph API, for mat-vecs computed the way llama.cpp computes them (see GgmlMatVec).
   struct InitParams {  // struct ggml_init_params

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "brick/core/error.hpp"
-#include "runtime/memory/os_error.hpp"
+#include "runtime/os_error.hpp"
 
 namespace brick {
 namespace {

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "brick/runtime/memory/advice.hpp"
-#include "runtime/memory/os_error.hpp"
+#include "runtime/os_error.hpp"
 
 namespace brick {
 namespace {

@@ -12,7 +12,7 @@
 #include <fmt/std.h>
 
 #include "brick/core/error.hpp"
-#include "runtime/memory/os_error.hpp"
+#include "runtime/os_error.hpp"
 
 namespace brick {
 namespace {

@@ -2,6 +2,7 @@
 // Injectable monotonic time. The time-dependent runtime modules (circuit breaker, token bucket) read
 // the time and sleep only through a Clock: production code passes the steady clock, tests drive a
 // ManualClock by hand, so they are deterministic and never really sleep.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -53,9 +54,10 @@ class ManualClock final : public Clock {
   void wait_for_sleepers(std::size_t count) const;
 
  private:
+  // now_ is written under mutex_ (so that sleepers cannot miss an advance) and read without it.
+  std::atomic<time_point> now_;
   mutable std::mutex mutex_;
   mutable std::condition_variable_any changed_;
-  time_point now_;
   std::multiset<time_point> sleeper_deadlines_;
 };
 

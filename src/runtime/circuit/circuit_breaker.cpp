@@ -216,6 +216,7 @@ void CircuitBreaker::enter(CircuitState to, Clock::time_point now) {
     }
     case CircuitState::Disabled:
     case CircuitState::ForcedOpen:
+      // Neither state records outcomes: the smallest window stands for "no metrics".
       window_ = SlidingWindow(SlidingWindowType::CountBased, 1);
       not_permitted_calls_ = 0;
       break;

@@ -51,6 +51,11 @@ SlidingWindow::SlidingWindow(SlidingWindowType type, std::uint32_t size) : type_
   slots_.resize(size);
 }
 
+std::size_t SlidingWindow::slot_of(std::int64_t second) const noexcept {
+  const auto size = static_cast<std::int64_t>(slots_.size());
+  return static_cast<std::size_t>(((second % size) + size) % size);
+}
+
 void SlidingWindow::slide_to(std::int64_t second) noexcept {
   if (second <= latest_second_) return;
   const auto size = static_cast<std::int64_t>(slots_.size());
@@ -58,9 +63,9 @@ void SlidingWindow::slide_to(std::int64_t second) noexcept {
   // turn every slot is stale, so at most `size` slots need clearing.
   const std::int64_t first = std::max(latest_second_ + 1, second - size + 1);
   for (std::int64_t s = first; s <= second; ++s) {
-    const auto slot = static_cast<std::size_t>(((s % size) + size) % size);
-    total_.subtract(slots_[slot]);
-    slots_[slot] = {};
+    CallAggregate& slot = slots_[slot_of(s)];
+    total_.subtract(slot);
+    slot = {};
   }
   latest_second_ = second;
 }
@@ -79,8 +84,7 @@ CallAggregate SlidingWindow::record(CallOutcome outcome, std::chrono::nanosecond
   // A monotonic clock never goes back; were it to, the call lands in the latest second.
   const std::int64_t second = std::max(whole_seconds(now), latest_second_);
   slide_to(second);
-  const auto size = static_cast<std::int64_t>(slots_.size());
-  slots_[static_cast<std::size_t>(((second % size) + size) % size)].add(outcome, duration);
+  slots_[slot_of(second)].add(outcome, duration);
   total_.add(outcome, duration);
   return total_;
 }

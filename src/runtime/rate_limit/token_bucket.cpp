@@ -57,6 +57,22 @@ double checked_rate(double rate_per_second) {
 
 }  // namespace
 
+Reservation::Reservation(Reservation&& other) noexcept
+    : bucket_(other.bucket_),
+      ok_(std::exchange(other.ok_, false)),
+      tokens_(std::exchange(other.tokens_, 0)),
+      time_to_act_(other.time_to_act_),
+      rate_(other.rate_) {}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+  bucket_ = other.bucket_;
+  ok_ = std::exchange(other.ok_, false);
+  tokens_ = std::exchange(other.tokens_, 0);
+  time_to_act_ = other.time_to_act_;
+  rate_ = other.rate_;
+  return *this;
+}
+
 Clock::duration Reservation::delay() const noexcept {
   return delay_from(bucket_->clock().now());
 }

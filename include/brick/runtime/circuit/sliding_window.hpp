@@ -42,6 +42,7 @@ class SlidingWindow {
   CallAggregate snapshot(Clock::time_point now);
 
  private:
+  std::size_t slot_of(std::int64_t second) const noexcept;
   void slide_to(std::int64_t second) noexcept;
 
   SlidingWindowType type_;

@@ -29,6 +29,13 @@ class Reservation {
   // The delay reported for a reservation that is not ok: "never".
   static constexpr Clock::duration kNever = Clock::duration::max();
 
+  // Move-only, so that a reservation is cancelled at most once; a moved-from one is not ok.
+  Reservation(Reservation&& other) noexcept;
+  Reservation& operator=(Reservation&& other) noexcept;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() = default;
+
   bool ok() const noexcept { return ok_; }
   Clock::time_point time_to_act() const noexcept { return time_to_act_; }
   // How long to wait, from now on the bucket's clock (or from `t`), before acting; 0 when the time

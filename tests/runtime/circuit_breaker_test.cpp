@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
@@ -376,6 +377,7 @@ TEST(CircuitBreaker, CallRecordsOutcomesTimedByTheClockAndRethrows) {
   CircuitBreaker breaker(config, clock);
 
   EXPECT_EQ(breaker.call([] { return 42; }), 42);
+  EXPECT_EQ(*breaker.call([] { return std::make_unique<int>(7); }), 7);
   int target = 0;
   int& ref = breaker.call([&]() -> int& { return target; });
   EXPECT_EQ(&ref, &target);
@@ -384,7 +386,7 @@ TEST(CircuitBreaker, CallRecordsOutcomesTimedByTheClockAndRethrows) {
                std::runtime_error);
 
   const CircuitBreakerMetrics m = breaker.metrics();
-  EXPECT_EQ(m.buffered_calls, 4u);
+  EXPECT_EQ(m.buffered_calls, 5u);
   EXPECT_EQ(m.failed_calls, 1u);
   EXPECT_EQ(m.slow_calls, 1u);
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "brick/core/error.hpp"
@@ -76,6 +77,20 @@ TEST(TokenBucket, CancellingTheLastReservationGivesItsTokensBack) {
   // The next reservation is priced as if the cancelled one never happened.
   const Reservation next = bucket.reserve(1);
   EXPECT_EQ(next.delay(), 100ms);
+}
+
+TEST(TokenBucket, AMovedReservationIsCancelledOnlyOnce) {
+  ManualClock clock;
+  TokenBucket bucket(10.0, 3, clock);
+  ASSERT_TRUE(bucket.allow(3));
+  Reservation original = bucket.reserve(2);
+  Reservation moved = std::move(original);
+  EXPECT_FALSE(original.ok()) << "a moved-from reservation is documented as not ok";
+  EXPECT_TRUE(moved.ok());
+  original.cancel();
+  EXPECT_DOUBLE_EQ(bucket.tokens(), -2.0);
+  moved.cancel();
+  EXPECT_DOUBLE_EQ(bucket.tokens(), 0.0);
 }
 
 TEST(TokenBucket, CancellingAnEarlierReservationKeepsWhatLaterOnesReliedOn) {

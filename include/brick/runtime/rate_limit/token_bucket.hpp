@@ -43,7 +43,7 @@ class Reservation {
   Clock::duration delay() const noexcept;
   Clock::duration delay_from(Clock::time_point t) const noexcept;
   // Gives the tokens back, as far as later reservations allow (Go's CancelAt(now)). Cancelling
-  // after the time to act, twice, or a reservation that is not ok does nothing.
+  // after the time to act, twice, a reservation that is not ok or one made at rate zero does nothing.
   void cancel() noexcept;
 
  private:

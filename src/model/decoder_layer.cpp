@@ -32,7 +32,9 @@ std::vector<float> around_one(std::size_t n, std::mt19937_64& rng) {
   return out;
 }
 
-float inverse_sqrt(std::size_t n) { return 1.0f / std::sqrt(static_cast<float>(n)); }
+float inverse_sqrt(std::size_t n) {
+  return 1.0f / std::sqrt(static_cast<float>(n));
+}
 
 }  // namespace
 
@@ -96,8 +98,8 @@ ComputeBrick<Op>& DecoderLayer::add_brick(std::deque<ComputeBrick<Op>>& bricks,
                                           typename Op::Input input, std::span<float> output) {
   const typename Op::Input& stored = inputs.emplace_back(input);
   const double bytes = op.cost(stored).bytes;
-  const auto budget = TokenBudget::from_us_per_token(
-      bytes / (options_.bandwidth_budget.gb_per_second() * 1e3));
+  const auto budget =
+      TokenBudget::from_us_per_token(bytes / (options_.bandwidth_budget.gb_per_second() * 1e3));
   ComputeBrick<Op>& brick =
       bricks.emplace_back(std::move(op), std::vector<Assertion>{Op::equivalence(), Finite{}},
                           backend_, budget, options_.policy);
@@ -152,8 +154,9 @@ DecoderLayer::DecoderLayer(const DecoderShape& shape, const DecoderWeights& w,
               {w.k_cache.subspan(cache_offset, context * head_dim), context, head_dim,
                span_of(qk_rot_, head * head_dim, head_dim)},
               span_of(scores_, head * context, context));
-    add_brick(softmaxes_, softmax_inputs_, ops::SoftmaxOp(BrickId::AttentionSoftmax, "attn_softmax"),
-              {span_of(scores_, head * context, context)}, span_of(probs_, head * context, context));
+    add_brick(
+        softmaxes_, softmax_inputs_, ops::SoftmaxOp(BrickId::AttentionSoftmax, "attn_softmax"),
+        {span_of(scores_, head * context, context)}, span_of(probs_, head * context, context));
     add_brick(matvecs_, matvec_inputs_, ops::MatvecOp(BrickId::AttentionOutput, "attn_output"),
               {w.v_cache.subspan(cache_offset, head_dim * context), head_dim, context,
                span_of(probs_, head * context, context)},

@@ -85,8 +85,8 @@ TEST_P(DecoderLayerTest, MatchesThePlainDoublePrecisionLayer) {
     const auto report = layer.step(x, position);
     ASSERT_TRUE(report.has_value()) << message(report.error());
     EXPECT_EQ(report->members.size(), layer.brick_count());
-    const auto expected = reference_layer(kSmall, weights.view(), x, position, options.rms_eps,
-                                          options.rope_base);
+    const auto expected =
+        reference_layer(kSmall, weights.view(), x, position, options.rms_eps, options.rope_base);
     for (std::size_t i = 0; i < kSmall.hidden; ++i) {
       ASSERT_NEAR(layer.output()[i], expected[i], 1e-4 * (1.0 + std::fabs(expected[i])))
           << "element " << i << " at position " << position;

@@ -3,7 +3,8 @@
 // is a ComputeBrick with its assertions, run in order by a BrickLayer.
 //
 //   x -> rms_norm -> QKV matvec -> rope(q, k) -> per head: scores = K q, softmax, V^T p
-//     -> output matvec -> + x -> rms_norm -> gate, up matvecs -> swiglu -> down matvec -> + residual
+//     -> output matvec -> + x -> rms_norm -> gate, up matvecs -> swiglu -> down matvec -> +
+//     residual
 //
 // The attention reads a fixed key/value history (`context` positions); appending the new token's
 // key and value is the KV cache's job (runtime/kv_cache), not this layer's.
@@ -88,7 +89,8 @@ class DecoderLayer {
  public:
   // Views `weights` (they must outlive the layer). Throws InvalidArgument for a bad shape or
   // weights, BackendUnavailable for a backend this CPU cannot run.
-  DecoderLayer(const DecoderShape& shape, const DecoderWeights& weights, const DecoderOptions& options);
+  DecoderLayer(const DecoderShape& shape, const DecoderWeights& weights,
+               const DecoderOptions& options);
   DecoderLayer(const DecoderLayer&) = delete;
   DecoderLayer& operator=(const DecoderLayer&) = delete;
 

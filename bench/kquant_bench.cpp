@@ -82,7 +82,7 @@ class GgmlGraph {
   // `bytes` for the tensors' data; the graph, tensor headers and compute work buffer come on top.
   explicit GgmlGraph(std::size_t bytes)
       : context_(oracle().ggml_init({bytes + oracle().ggml_graph_overhead() + 64 * oracle().ggml_tensor_overhead() +
-                                         (16u << 20),
+                                         (64u << 20),
                                      nullptr, false})) {
     graph_ = oracle().ggml_new_graph(context_);
   }

@@ -2,7 +2,8 @@
 //   hot_dot   one 4096-value row in cache, ns per 256-value block: every Brick variant vs ggml_vec_dot
 //   bandwidth read-only pass over 256 MiB at 1 and 2 threads: the ceiling for a batch-1 mat-vec
 //   matvec    14336x4096 Q5_K / Q6_K, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
-//             ggml_mul_mat + ggml_graph_compute_with_ctx (and + ggml_graph_compute on a persistent pool)
+//             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
+//             and on a persistent ggml pool
 //   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
 //             separate mat-vecs on a persistent ggml pool
 //   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads
@@ -46,7 +47,7 @@ ThreadPool& pool(int threads) {
 
 // ---------------------------------------------------------------------------------------------
 // ggml graphs with several nodes, computed on one persistent ggml pool per thread count (what
-// llama.cpp does), or with ggml_graph_compute_with_ctx (threads created per call).
+// llama.cpp does), or the way ggml_graph_compute_with_ctx computes (threads created per call).
 
 struct GgmlExtra {  // entry points the oracle does not wrap
   using Unary = GgmlOracle::Tensor* (*)(GgmlOracle::Context*, GgmlOracle::Tensor*);
@@ -100,7 +101,15 @@ class GgmlGraph {
   GgmlOracle::Context* context() const { return context_; }
   void output(GgmlOracle::Tensor* t) { oracle().ggml_build_forward_expand(graph_, t); }
 
-  void compute_with_ctx(int threads) { oracle().ggml_graph_compute_with_ctx(context_, graph_, threads); }
+  // What ggml_graph_compute_with_ctx does (a plan without a pool: ggml creates and joins its
+  // threads in this call), except that with_ctx carves a new work buffer out of the context on
+  // every call and would exhaust it over a benchmark's iterations.
+  void compute_with_ctx(int threads) {
+    GgmlOracle::ComputePlan plan = oracle().ggml_graph_plan(graph_, threads, nullptr);
+    if (work_.size() < plan.work_size) work_.resize(plan.work_size);
+    plan.work_data = work_.data();
+    oracle().ggml_graph_compute(graph_, &plan);
+  }
   void compute_pooled(int threads) {
     GgmlOracle::ComputePlan plan = oracle().ggml_graph_plan(graph_, threads, ggml_pool(threads));
     if (work_.size() < plan.work_size) work_.resize(plan.work_size);

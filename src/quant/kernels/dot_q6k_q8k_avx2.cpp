@@ -78,22 +78,15 @@ inline float horizontal_sum(__m128 v) {
 
 float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   __m128 acc = _mm_setzero_ps();
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    const __m128i sums = lane_sums(block_sum(w[b], x[b]), block_sum(w[b + 1], x[b + 1]),
-                                   block_sum(w[b + 2], x[b + 2]), block_sum(w[b + 3], x[b + 3]));
-    const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
-                                scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
-  }
-  if (b < blocks) {
-    __m256i v[4] = {};
+  for (std::size_t b = 0; b < blocks; b += 4) {
+    // Blocks in ascending address order: the hardware prefetchers follow an ascending stream.
+    __m256i sums[4] = {};
     alignas(16) float d[4] = {};
-    for (std::size_t i = 0; b + i < blocks; ++i) {
-      v[i] = block_sum(w[b + i], x[b + i]);
+    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
+      sums[i] = block_sum(w[b + i], x[b + i]);
       d[i] = scale(w[b + i], x[b + i]);
     }
-    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(v[0], v[1], v[2], v[3])), acc);
+    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc);
   }
   return horizontal_sum(acc);
 }

@@ -98,27 +98,30 @@ inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
 template <bool kVnni>
 inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
-  const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
-  // Two accumulators: the chain of dependent vpdpwssd is half as long.
-  __m512i sum_low = _mm512_setzero_si512();
-  __m512i sum_high = _mm512_setzero_si512();
+  // The quants first and the scales (at the end of the block) last: a block is read in address
+  // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
+  __m512i products[4];
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
     const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
     const __m512i q_low = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
     const __m512i q_high =
         merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
-    const __m512i y_low = _mm512_loadu_si512(x.qs + 128 * half);
-    const __m512i y_high = _mm512_loadu_si512(x.qs + 128 * half + 64);
-    sum_low = accumulate_scaled<kVnni>(sum_low, _mm512_maddubs_epi16(q_low, y_low),
-                                   _mm512_shuffle_epi8(scales, k.pick[2 * half]));
-    sum_high = accumulate_scaled<kVnni>(sum_high, _mm512_maddubs_epi16(q_high, y_high),
-                                   _mm512_shuffle_epi8(scales, k.pick[2 * half + 1]));
+    products[2 * half] = _mm512_maddubs_epi16(q_low, _mm512_loadu_si512(x.qs + 128 * half));
+    products[2 * half + 1] = _mm512_maddubs_epi16(q_high, _mm512_loadu_si512(x.qs + 128 * half + 64));
   }
-  const __m512i sum = _mm512_add_epi32(sum_low, sum_high);
+  const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
+  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
+  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+  const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
+  // Two accumulators: the chain of dependent vpdpwssd is half as long.
+  __m512i sum_even = _mm512_setzero_si512();
+  __m512i sum_odd = _mm512_setzero_si512();
+  sum_even = accumulate_scaled<kVnni>(sum_even, products[0], _mm512_shuffle_epi8(scales, k.pick[0]));
+  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[1], _mm512_shuffle_epi8(scales, k.pick[1]));
+  sum_even = accumulate_scaled<kVnni>(sum_even, products[2], _mm512_shuffle_epi8(scales, k.pick[2]));
+  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[3], _mm512_shuffle_epi8(scales, k.pick[3]));
+  const __m512i sum = _mm512_add_epi32(sum_even, sum_odd);
   return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
 }
 

@@ -78,11 +78,22 @@ inline float horizontal_sum(__m128 v) {
 
 float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   __m128 acc = _mm_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    // Blocks in ascending address order: the hardware prefetchers follow an ascending stream.
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    // One statement per block, in ascending address order: the hardware prefetchers follow an
+    // ascending stream (as function arguments the blocks were evaluated last to first).
+    const __m256i s0 = block_sum(w[b], x[b]);
+    const __m256i s1 = block_sum(w[b + 1], x[b + 1]);
+    const __m256i s2 = block_sum(w[b + 2], x[b + 2]);
+    const __m256i s3 = block_sum(w[b + 3], x[b + 3]);
+    const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
+                                scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
+    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(lane_sums(s0, s1, s2, s3)), acc);
+  }
+  if (b < blocks) {
     __m256i sums[4] = {};
     alignas(16) float d[4] = {};
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
+    for (std::size_t i = 0; b + i < blocks; ++i) {
       sums[i] = block_sum(w[b + i], x[b + i]);
       d[i] = scale(w[b + i], x[b + i]);
     }

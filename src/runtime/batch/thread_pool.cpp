@@ -29,12 +29,19 @@ ThreadPool::ThreadPool(std::size_t threads, std::chrono::nanoseconds spin)
     : slots_(threads), spin_(spin), slot_state_(threads > 0 ? new Slot[threads] : nullptr) {
   if (threads == 0) throw InvalidArgument("ThreadPool needs at least one thread (the caller)");
   workers_.reserve(threads - 1);
-  for (std::size_t slot = 1; slot < threads; ++slot) {
-    workers_.emplace_back([this, slot] { worker_loop(slot); });
+  try {
+    for (std::size_t slot = 1; slot < threads; ++slot) {
+      workers_.emplace_back([this, slot] { worker_loop(slot); });
+    }
+  } catch (...) {
+    stop_workers();  // the OS refused a thread: join the ones started, then report it
+    throw;
   }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() noexcept {
   stopping_.store(true, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_seq_cst);
   epoch_.notify_all();

@@ -30,8 +30,9 @@ class ThreadPool {
  public:
   static constexpr std::chrono::microseconds kDefaultSpin{100};
 
-  // `threads` counts the calling thread (>= 1, else InvalidArgument). `spin` is how long an idle
-  // worker (and a caller waiting for workers) polls before blocking; zero blocks at once.
+  // `threads` counts the calling thread (>= 1, else InvalidArgument; std::system_error when the OS
+  // refuses a thread). `spin` is how long an idle worker (and a caller waiting for workers) polls
+  // before blocking; zero blocks at once.
   explicit ThreadPool(std::size_t threads, std::chrono::nanoseconds spin = kDefaultSpin);
   ~ThreadPool();
 
@@ -60,6 +61,7 @@ class ThreadPool {
   };
 
   void run(std::size_t n, Task task, void* context);
+  void stop_workers() noexcept;
   void worker_loop(std::size_t slot);
   std::uint32_t wait_for_new_epoch(std::uint32_t seen);
   void wait_until_done();

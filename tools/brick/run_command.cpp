@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "brick/core/layer_stats.hpp"
+#include "brick/core/layer_run_stats.hpp"
 #include "brick/model/decoder_layer.hpp"
 #include "commands.hpp"
 
@@ -62,7 +62,7 @@ VerifySummary summarize(const std::vector<VerifyReport>& reports) {
 }
 
 void print_table(const RunOptions& options, const model::DecoderLayer& layer,
-                 const LayerStats& stats, const VerifySummary& verified, double weight_mb) {
+                 const LayerRunStats& stats, const VerifySummary& verified, double weight_mb) {
   const auto& s = options.shape;
   fmt::print(
       "brick run: decoder layer, hidden {}, {} heads ({} kv), ffn {}, context {}; {} tokens\n",
@@ -103,7 +103,7 @@ void print_table(const RunOptions& options, const model::DecoderLayer& layer,
 }
 
 void print_json(const RunOptions& options, const model::DecoderLayer& layer,
-                const LayerStats& stats, const VerifySummary& verified) {
+                const LayerRunStats& stats, const VerifySummary& verified) {
   nlohmann::json bricks = nlohmann::json::array();
   for (const MemberStats& m : stats.members()) {
     bricks.push_back({{"name", m.name},
@@ -154,7 +154,7 @@ void run(const RunOptions& options) {
   // as if the same layer were stacked.
   std::vector<float> x(options.shape.hidden);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
-  LayerStats stats;
+  LayerRunStats stats;
   bool failed = false;
   for (std::size_t token = 0; token < options.tokens; ++token) {
     const auto report = layer.step(x, token);

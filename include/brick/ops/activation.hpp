@@ -12,9 +12,10 @@
 
 namespace brick::ops {
 
-// out[i] = x[i] / (1 + exp(-x[i])), as ggml computes it. Large negative x gives -0 (exp overflows
-// to inf), NaN stays NaN. The SIMD backends use a vectorised exp within 2 ulp. out may be x itself
-// but must not partially overlap it. Throws InvalidArgument on size mismatch or partial overlap.
+// out[i] = x[i] / (1 + exp(-x[i])), as ggml computes it. x below about -88.7 gives -0 (exp
+// overflows to inf), -inf gives NaN (inf / inf), +inf gives +inf, NaN stays NaN. The SIMD backends
+// use a vectorised exp within 2 ulp. out may be x itself but must not partially overlap it. Throws
+// InvalidArgument on size mismatch or partial overlap.
 void silu(std::span<const float> x, std::span<float> out, Backend backend = Backend::Auto);
 
 // out[i] = silu(gate[i]) * up[i]. out may be gate or up itself but must not partially overlap
@@ -23,7 +24,8 @@ void swiglu(std::span<const float> gate, std::span<const float> up, std::span<fl
             Backend backend = Backend::Auto);
 
 // exp within 2 ulp, then one add, one divide (and one multiply for swiglu), each within half an
-// ulp: outputs agree within ~4 ulp (rel 5e-7); rel 2e-6 leaves margin, abs 1e-30 forgives denormals.
+// ulp: outputs agree within ~4 ulp (rel 5e-7); rel 2e-6 leaves margin, abs 1e-30 forgives
+// denormals.
 inline constexpr double kActivationRelTolerance = 2e-6;
 inline constexpr double kActivationAbsTolerance = 1e-30;
 

@@ -15,7 +15,8 @@ namespace brick::ops {
 // sum_i a[i] * b[i]. The Scalar reference multiplies in float and accumulates in double (as ggml's
 // generic path does); the SIMD backends accumulate in float over several independent vector
 // accumulators, so they differ from Scalar by a rounding error that grows with n and with
-// sum_i |a[i] * b[i]|. An empty pair of spans gives 0. Throws InvalidArgument when the sizes differ.
+// sum_i |a[i] * b[i]|. An empty pair of spans gives 0. Throws InvalidArgument when the sizes
+// differ.
 float dot(std::span<const float> a, std::span<const float> b, Backend backend = Backend::Auto);
 
 // One dot product per call (e.g. one attention score); writes one float.

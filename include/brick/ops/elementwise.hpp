@@ -12,10 +12,12 @@
 
 namespace brick::ops {
 
-// y[i] += alpha * x[i]. The SIMD backends use a fused multiply-add (one rounding), Scalar rounds the
-// product and the sum separately, so they may differ by one rounding of the product. y must not
-// partially overlap x (y == x is allowed). Throws InvalidArgument on size mismatch or partial overlap.
-void axpy(float alpha, std::span<const float> x, std::span<float> y, Backend backend = Backend::Auto);
+// y[i] += alpha * x[i]. The SIMD backends use a fused multiply-add (one rounding), Scalar rounds
+// the product and the sum separately, so they may differ by one rounding of the product. y must not
+// partially overlap x (y == x is allowed). Throws InvalidArgument on size mismatch or partial
+// overlap.
+void axpy(float alpha, std::span<const float> x, std::span<float> y,
+          Backend backend = Backend::Auto);
 
 // out[i] = a[i] + b[i], bit-identical on every backend. out may be a or b itself (in-place residual
 // add) but must not partially overlap either. Throws InvalidArgument on size mismatch or partial

@@ -13,11 +13,11 @@
 namespace brick::ops {
 
 // out[i] = (x[i] * scale) * weight[i] with scale = 1 / sqrt(mean(x^2) + eps); the squares are
-// rounded to float and summed in double on every backend, so backends agree to within an ulp or two.
-// out may be x itself but must not partially overlap x or weight. Throws InvalidArgument when x is
-// empty, the sizes differ, eps is negative or not finite, or the spans partially overlap.
-void rms_norm(std::span<const float> x, std::span<const float> weight, float eps, std::span<float> out,
-              Backend backend = Backend::Auto);
+// rounded to float and summed in double on every backend, so backends agree to within an ulp or
+// two. out may be x itself but must not partially overlap x or weight. Throws InvalidArgument when
+// x is empty, the sizes differ, eps is negative or not finite, or the spans partially overlap.
+void rms_norm(std::span<const float> x, std::span<const float> weight, float eps,
+              std::span<float> out, Backend backend = Backend::Auto);
 
 // Normalises one token's hidden state.
 class RmsNormOp : public OpIdentity {

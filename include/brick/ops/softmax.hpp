@@ -36,7 +36,8 @@ class SoftmaxOp : public OpIdentity {
   void run(const Input& input, std::span<float> out, Backend backend) const;
 
   // exp within 2 ulp, the double sum and the final scale within 1 ulp each: outputs agree within
-  // ~4 ulp (rel 5e-7); rel 2e-6 leaves margin, abs 1e-30 forgives probabilities in the denormal range.
+  // ~4 ulp (rel 5e-7); rel 2e-6 leaves margin, abs 1e-30 forgives probabilities in the denormal
+  // range.
   static Equivalence equivalence() noexcept { return {Backend::Scalar, 1e-30, 2e-6}; }
 };
 

@@ -1,4 +1,4 @@
-#include "brick/core/layer_stats.hpp"
+#include "brick/core/layer_run_stats.hpp"
 
 #include <algorithm>
 
@@ -28,7 +28,7 @@ double MemberStats::utilisation() const noexcept {
   return budget_ns > 0 ? static_cast<double>(total_ns) / budget_ns : 0.0;
 }
 
-void LayerStats::add(const LayerReport& report) {
+void LayerRunStats::add(const LayerReport& report) {
   ++runs_;
   total_ns_ += report.total_ns;
   for (const RunReport& run : report.members) {

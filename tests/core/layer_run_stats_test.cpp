@@ -1,4 +1,4 @@
-#include "brick/core/layer_stats.hpp"
+#include "brick/core/layer_run_stats.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ RunReport report(std::string_view brick, std::uint64_t ns, std::uint64_t tokens,
   return r;
 }
 
-TEST(LayerStats, MergesMembersByNameAndSumsHandComputedTotals) {
+TEST(LayerRunStats, MergesMembersByNameAndSumsHandComputedTotals) {
   AssertionOutcome passed;
   passed.name = "finite";
   passed.evaluated = true;
@@ -37,7 +37,7 @@ TEST(LayerStats, MergesMembersByNameAndSumsHandComputedTotals) {
   first.total_ns = 6000;
   first.members = {report("score", 1000, 1, 4000, 2.0, ok), report("score", 3000, 1, 4000, 2.0, ok),
                    report("down", 2000, 1, 8000, 1.0, bad)};
-  LayerStats stats;
+  LayerRunStats stats;
   stats.add(first);
   stats.add(first);
 
@@ -65,14 +65,14 @@ TEST(LayerStats, MergesMembersByNameAndSumsHandComputedTotals) {
   EXPECT_NE(down.first_failure.find("first at [3]"), std::string::npos);
 }
 
-TEST(LayerStats, CollectsARealLayer) {
+TEST(LayerRunStats, CollectsARealLayer) {
   ComputeBrick a(ScaleOp{}, {Finite{}}, Backend::Scalar);
   const std::vector<float> in = {1, 2, 3};
   std::vector<float> out(3);
   const ScaleOp::Input input{in};
   BrickLayer layer("l");
   layer.add(a, input, out);
-  LayerStats stats;
+  LayerRunStats stats;
   for (int i = 0; i < 5; ++i) stats.add(*layer.run());
   ASSERT_EQ(stats.members().size(), 1u);
   EXPECT_EQ(stats.members()[0].calls, 5u);

@@ -34,7 +34,7 @@ struct MemberStats {
   double utilisation() const noexcept;  // time spent / time budgeted
 };
 
-class LayerStats {
+class LayerRunStats {
  public:
   void add(const LayerReport& report);
 

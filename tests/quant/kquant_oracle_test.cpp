@@ -78,6 +78,14 @@ std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
         x[i] = (i % 32 == 0 ? 31.6f : i % 32 == 1 ? 0.0f : whole + (half ? 0.5f : 0.0f)) * scale;
       }
       break;
+    case 10:  // infinities among normal values
+      for (float& v : x) v = unit(rng) * scale;
+      for (int k = 0; k < 3; ++k) x[index(rng)] = (rng() & 1 ? 1 : -1) * std::numeric_limits<float>::infinity();
+      break;
+    case 11:  // NaNs among normal values
+      for (float& v : x) v = unit(rng) * scale;
+      for (int k = 0; k < 3; ++k) x[index(rng)] = std::numeric_limits<float>::quiet_NaN();
+      break;
     default:  // plain uniform at a random scale
       for (float& v : x) v = unit(rng) * scale;
       break;
@@ -85,7 +93,7 @@ std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
   return x;
 }
 
-constexpr std::size_t kStructuredKinds = 11;
+constexpr std::size_t kStructuredKinds = 13;
 
 const std::vector<Row>& rows() {
   static const std::vector<Row> all = [] {

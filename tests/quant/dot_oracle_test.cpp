@@ -43,7 +43,8 @@ std::vector<RowPair> row_pairs() {
       pairs.push_back({"normal/n" + std::to_string(n) + "/scale" + std::to_string(scale),
                        normal(n, seed++, 0.0f, scale), normal(n, seed++, 0.0f, 1.0f)});
     }
-    pairs.push_back({"uniform/n" + std::to_string(n), uniform(n, seed++), uniform(n, seed++, -3.0f, 3.0f)});
+    pairs.push_back(
+        {"uniform/n" + std::to_string(n), uniform(n, seed++), uniform(n, seed++, -3.0f, 3.0f)});
     const auto w_patterns = adversarial_patterns(n, seed++);
     const auto x_patterns = adversarial_patterns(n, seed++);
     for (std::size_t i = 0; i < w_patterns.size(); ++i) {
@@ -109,10 +110,12 @@ class KQuantDotOracle : public ::testing::Test {
   template <typename Block>
   void check(void (*quantize)(std::span<const float>, std::span<Block>),
              void (*dequantize)(std::span<const Block>, std::span<float>),
-             float (*(*kernel_for)(quant::DotIsa))(const Block*, const BlockQ8K*, std::size_t) noexcept,
+             float (*(*kernel_for)(quant::DotIsa))(const Block*, const BlockQ8K*,
+                                                   std::size_t) noexcept,
              float (*dot)(std::span<const Block>, std::span<const BlockQ8K>, Backend),
              float (GgmlOracle::*ggml_dot)(std::span<const Block>, std::span<const BlockQ8K>) const,
-             float (GgmlOracle::*ggml_generic)(std::span<const Block>, std::span<const BlockQ8K>) const) {
+             float (GgmlOracle::*ggml_generic)(std::span<const Block>, std::span<const BlockQ8K>)
+                 const) {
     int failures = 0;
     std::size_t compared = 0;
     for (const RowPair& pair : row_pairs()) {
@@ -127,19 +130,23 @@ class KQuantDotOracle : public ::testing::Test {
       const Reference ref = reference(wd, xd);
       const float ggml = (oracle().*ggml_dot)(w, x);
       const float generic = (oracle().*ggml_generic)(w, x);
-      EXPECT_TRUE(close(generic, ref.exact, ref.magnitude, kTolerance)) << pair.name << ": ggml generic";
-      EXPECT_TRUE(close(ggml, generic, ref.magnitude, kSimdTolerance)) << pair.name << ": ggml SIMD";
+      EXPECT_TRUE(close(generic, ref.exact, ref.magnitude, kTolerance))
+          << pair.name << ": ggml generic";
+      EXPECT_TRUE(close(ggml, generic, ref.magnitude, kSimdTolerance))
+          << pair.name << ": ggml SIMD";
       std::vector<std::pair<std::string, float>> ours = {{"public auto", dot(w, x, Backend::Auto)}};
       for (const quant::DotIsa isa : supported_isas()) {
-        ours.emplace_back(std::string(quant::name(isa)), kernel_for(isa)(w.data(), x.data(), blocks));
+        ours.emplace_back(std::string(quant::name(isa)),
+                          kernel_for(isa)(w.data(), x.data(), blocks));
       }
       for (const auto& [variant, value] : ours) {
         const auto vs_generic = close(value, generic, ref.magnitude, kTolerance);
         const auto vs_exact = close(value, ref.exact, ref.magnitude, kTolerance);
         const auto vs_simd = close(value, ggml, ref.magnitude, kSimdTolerance);
         if (!vs_generic || !vs_exact || !vs_simd) {
-          ADD_FAILURE() << pair.name << " on " << variant << ": vs ggml generic: "
-                        << vs_generic.message() << "; vs exact: " << vs_exact.message()
+          ADD_FAILURE() << pair.name << " on " << variant
+                        << ": vs ggml generic: " << vs_generic.message()
+                        << "; vs exact: " << vs_exact.message()
                         << "; vs ggml SIMD: " << vs_simd.message();
           if (++failures >= 10) return;
         }

@@ -5,8 +5,8 @@
 // baseline over the same bytes as the largest matvec, so its time can be read as a fraction of
 // bandwidth.
 //
-//   build/release/bin/brick_ops_bench --benchmark_repetitions=3
-//   --benchmark_report_aggregates_only=true
+// From build/release:
+//   bin/brick_ops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 //
 // Everything here is single-threaded. bytes_per_second counts bytes read plus written (OpCost).
 #include <benchmark/benchmark.h>
@@ -155,19 +155,21 @@ void register_float_ops(const Ggml& ggml) {
             [&] { ops::softmax(x, out, backend); });
   });
   if (ggml.soft_max != nullptr) {
-    // ggml's whole soft_max row as its op computes it: max, ggml_vec_soft_max_f32 (exp and sum),
-    // then the scale (ggml's max and scale are inline; these loops stand in for them).
-    register_one("softmax/4096/" + ggml.label, [soft_max = ggml.soft_max](benchmark::State& state) {
-      const auto x = data(kHidden, 1);
-      std::vector<float> out(kHidden);
-      measure(state, 8.0 * kHidden, kHidden, [&] {
-        float max = -INFINITY;
-        for (float v : x) max = std::max(max, v);
-        const double sum = soft_max(static_cast<int>(kHidden), out.data(), x.data(), max);
-        const auto scale = static_cast<float>(1.0 / sum);
-        for (float& v : out) v *= scale;
-      });
-    });
+    // A softmax row as ggml's soft_max op computes it: ggml_vec_soft_max_f32 (exp and double sum)
+    // is ggml's; its max and scale loops are inline in ggml, so plain loops here stand in for them
+    // (ggml's max loop is scalar as well; the scale loop vectorises).
+    register_one(
+        "softmax/4096/" + ggml.label + "-row", [soft_max = ggml.soft_max](benchmark::State& state) {
+          const auto x = data(kHidden, 1);
+          std::vector<float> out(kHidden);
+          measure(state, 8.0 * kHidden, kHidden, [&] {
+            float max = -INFINITY;
+            for (float v : x) max = std::max(max, v);
+            const double sum = soft_max(static_cast<int>(kHidden), out.data(), x.data(), max);
+            const auto scale = static_cast<float>(1.0 / sum);
+            for (float& v : out) v *= scale;
+          });
+        });
   }
   register_backends("silu", kFeedForward, [](benchmark::State& state, Backend backend) {
     const auto x = data(kFeedForward, 1);

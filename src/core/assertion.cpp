@@ -40,10 +40,14 @@ std::int64_t ordered(float x) noexcept {
 
 std::string_view name(AssertionKind kind) noexcept {
   switch (kind) {
-    case AssertionKind::Equivalence: return "equivalence";
-    case AssertionKind::Bounds: return "bounds";
-    case AssertionKind::Finite: return "finite";
-    case AssertionKind::Custom: return "custom";
+    case AssertionKind::Equivalence:
+      return "equivalence";
+    case AssertionKind::Bounds:
+      return "bounds";
+    case AssertionKind::Finite:
+      return "finite";
+    case AssertionKind::Custom:
+      return "custom";
   }
   return "unknown";
 }

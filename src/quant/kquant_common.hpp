@@ -1,8 +1,9 @@
 #pragma once
 // Pieces shared by the k-quant (de)quantizers. These mirror ggml's reference arithmetic operation for
 // operation: the bytes of a quantized row depend on every rounding step, so the order of float
-// operations below is part of the format. The library is built for the baseline x86-64 target, so
-// the compiler cannot contract a*b+c into an FMA here (ggml's reference is built the same way).
+// operations below is part of the format. ggml's reference is built without FMA, so a*b+c must
+// never be contracted into one here either, even when this file is built with -mfma or
+// -march=native: the pragma below keeps every product rounded (it applies to the including file).
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,12 @@
 
 #include "brick/core/error.hpp"
 #include "brick/quant/kquants.hpp"
+
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace brick::quant::detail {
 

@@ -64,8 +64,8 @@ TEST(Equivalence, RelativeToleranceScalesWithMagnitude) {
 
 TEST(Equivalence, NaNAndInfinityMatchOnlyThemselves) {
   AssertionOutcome outcome;
-  check_equivalence({}, std::vector<float>{kNaN, kInf, -kInf}, std::vector<float>{kNaN, kInf, -kInf},
-                    outcome);
+  check_equivalence({}, std::vector<float>{kNaN, kInf, -kInf},
+                    std::vector<float>{kNaN, kInf, -kInf}, outcome);
   EXPECT_TRUE(outcome.passed);
   check_equivalence({}, std::vector<float>{kInf}, std::vector<float>{-kInf}, outcome);
   EXPECT_FALSE(outcome.passed);

@@ -8,37 +8,17 @@
 #include <vector>
 
 #include "brick/core/brick_layer.hpp"
+#include "core/scale_op.hpp"
 
 namespace brick {
 namespace {
 
-// out = scale * x. The non-scalar backends add `drift` to every element, so tests can make a fast
-// path diverge from the reference on purpose; `calls` counts runs per backend.
-struct ScaleOp {
-  struct Input {
-    std::span<const float> x;
-  };
-  float scale = 2.0f;
-  float drift = 0.0f;
-  BrickId brick_id = BrickId::Activation;
-  std::shared_ptr<std::vector<Backend>> calls = std::make_shared<std::vector<Backend>>();
-
-  std::string_view name() const { return "scale"; }
-  BrickId id() const { return brick_id; }
-  std::size_t output_size(const Input& in) const { return in.x.size(); }
-  OpCost cost(const Input& in) const {
-    return {1, static_cast<double>(in.x.size()), 8.0 * static_cast<double>(in.x.size())};
-  }
-  void run(const Input& in, std::span<float> out, Backend backend) const {
-    calls->push_back(backend);
-    const float extra = backend == Backend::Scalar ? 0.0f : drift;
-    for (std::size_t i = 0; i < in.x.size(); ++i) out[i] = scale * in.x[i] + extra;
-  }
-};
-static_assert(BrickOp<ScaleOp>);
+using test::ScaleOp;
 
 // A backend other than Scalar when the machine has one, so Equivalence compares two code paths.
-Backend fast_backend() { return best_backend(); }
+Backend fast_backend() {
+  return best_backend();
+}
 
 const std::vector<float> kInput = {1.0f, -2.0f, 3.0f, 0.5f};
 
@@ -147,12 +127,15 @@ TEST(ComputeBrick, BudgetExceededOnlyWhenEnforced) {
 
 TEST(ComputeBrick, VerifyRunsEveryAssertionWhateverThePolicy) {
   ScaleOp op;
-  ComputeBrick brick(op, {Equivalence{}, Finite{}, Custom{"positive", [](std::span<const float> v) {
-                                                            for (float x : v) {
-                                                              if (x <= 0) return false;
-                                                            }
-                                                            return true;
-                                                          }}},
+  ComputeBrick brick(op,
+                     {Equivalence{}, Finite{},
+                      Custom{"positive",
+                             [](std::span<const float> v) {
+                               for (float x : v) {
+                                 if (x <= 0) return false;
+                               }
+                               return true;
+                             }}},
                      fast_backend(), {}, {CheckPolicy::None, OnFailure::Report, false});
   const VerifyReport report = brick.verify({kInput});
   ASSERT_EQ(report.assertions.size(), 3u);
@@ -207,7 +190,9 @@ TEST(BrickLayer, RunsMembersInOrderAndComposesBudgets) {
 
 struct RecordingObserver : LayerObserver {
   std::vector<std::string> events;
-  void on_layer_begin(std::size_t index) override { events.push_back("layer " + std::to_string(index)); }
+  void on_layer_begin(std::size_t index) override {
+    events.push_back("layer " + std::to_string(index));
+  }
   void on_layer_end() override { events.push_back("end"); }
   void on_brick_begin(BrickId id, std::string_view) override {
     events.push_back(std::string("begin ") + std::string(name(id)));

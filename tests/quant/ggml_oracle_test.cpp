@@ -16,6 +16,7 @@
 namespace brick::test {
 namespace {
 
+using quant::BlockQ5K;
 using quant::BlockQ6K;
 using quant::BlockQ8K;
 using quant::kBlockSize;
@@ -102,6 +103,46 @@ TEST(GgmlOracle, GraphMatVecMatchesDequantizedProduct) {
       }
     }
   }
+}
+
+// The backend-API mat-vec (what llama.cpp runs, weights possibly repacked by ggml for its gemv
+// kernels) computes the same products as the plain graph mat-vec, for both weight types.
+template <typename Block>
+void expect_backend_matvec_agrees(const GgmlOracle& oracle, GgmlType type,
+                                  void (GgmlOracle::*quantize)(std::span<const float>, std::span<Block>) const) {
+  constexpr std::size_t kRows = 64, kCols = 2048;
+  const std::vector<float> w = normal(kRows * kCols, 21, 0.0f, 0.05f);
+  const std::vector<float> x = normal(kCols, 22);
+  std::vector<Block> wq(w.size() / kBlockSize);
+  (oracle.*quantize)(w, wq);
+  const auto bytes = std::as_bytes(std::span<const Block>(wq));
+
+  GgmlMatVec plain(oracle, type, kRows, kCols);
+  std::memcpy(plain.weights().data(), bytes.data(), bytes.size());
+  std::copy(x.begin(), x.end(), plain.input().begin());
+  plain.compute(1);
+  for (const bool repack : {false, true}) {
+    GgmlBackendMatVec backend(oracle, type, kRows, kCols, bytes, repack);
+    std::cout << "[ oracle   ] type " << static_cast<int>(type) << " buffer "
+              << backend.weight_buffer_type() << (backend.repacked() ? " (repacked)\n" : "\n");
+    if (!repack) {
+      EXPECT_FALSE(backend.repacked());
+    }
+    std::copy(x.begin(), x.end(), backend.input().begin());
+    for (const int threads : {1, 2}) {
+      backend.compute(threads);
+      for (std::size_t r = 0; r < kRows; ++r) {
+        ASSERT_NEAR(backend.output()[r], plain.output()[r], 1e-5 * (1.0 + std::fabs(plain.output()[r])))
+            << "row " << r << " repack " << repack << " threads " << threads;
+      }
+    }
+  }
+}
+
+TEST(GgmlOracle, BackendMatVecAgreesWithGraphMatVec) {
+  const GgmlOracle& oracle = GgmlOracle::load();
+  expect_backend_matvec_agrees<BlockQ5K>(oracle, GgmlType::Q5_K, &GgmlOracle::quantize_q5k_ref);
+  expect_backend_matvec_agrees<BlockQ6K>(oracle, GgmlType::Q6_K, &GgmlOracle::quantize_q6k_ref);
 }
 
 }  // namespace

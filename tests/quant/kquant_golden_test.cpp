@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct GoldenCase {
   std::string key() const {
     return (prefix.empty() ? "" : prefix + ".") + type + ".n" + std::to_string(n);
   }
+  friend void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.key(); }
 };
 
 std::vector<GoldenCase> golden_cases() {

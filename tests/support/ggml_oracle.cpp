@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -53,6 +55,37 @@ float vec_dot(GgmlOracle::VecDotFn fn, const char* what, std::span<const Block> 
   float result = 0.0f;
   fn(static_cast<int>(quant::kBlockSize * w.size()), &result, 0, w.data(), 0, x.data(), 0, 1);
   return result;
+}
+
+// The CPU backend's CPU_REPACK buffer type, or nullptr when this build has none.
+GgmlOracle::BufferType* repack_buffer_type(const GgmlOracle& oracle, GgmlOracle::Registry* registry,
+                                           GgmlOracle::Device* device) {
+  using ExtraBufferTypes = GgmlOracle::BufferType** (*)(GgmlOracle::Device*);
+  const auto extra = reinterpret_cast<ExtraBufferTypes>(
+      oracle.ggml_backend_reg_get_proc_address(registry, "ggml_backend_dev_get_extra_bufts"));
+  if (extra == nullptr) return nullptr;
+  for (GgmlOracle::BufferType** type = extra(device); type != nullptr && *type != nullptr; ++type) {
+    if (std::string_view(oracle.ggml_backend_buft_name(*type)) == "CPU_REPACK") return *type;
+  }
+  return nullptr;
+}
+
+// Whether ggml runs this mat-vec with its weights in `buffer_type`: llama.cpp's check, made on a
+// throwaway copy of the graph (ggml has no repacked kernel for some types and shapes, and uploading
+// such a tensor into the repack buffer would crash).
+bool repack_supported(const GgmlOracle& oracle, GgmlOracle::Device* device,
+                      GgmlOracle::BufferType* buffer_type, GgmlType type, std::int64_t rows,
+                      std::int64_t cols) {
+  GgmlOracle::Context* probe = oracle.ggml_init({4 * oracle.ggml_tensor_overhead(), nullptr, true});
+  if (probe == nullptr) throw StateError("ggml_init failed");
+  GgmlOracle::Tensor* a = oracle.ggml_new_tensor_2d(probe, static_cast<int>(type), cols, rows);
+  GgmlOracle::Buffer* buffer = oracle.ggml_backend_alloc_ctx_tensors_from_buft(probe, buffer_type);
+  GgmlOracle::Tensor* b = oracle.ggml_new_tensor_1d(probe, static_cast<int>(GgmlType::F32), cols);
+  GgmlOracle::Tensor* c = oracle.ggml_mul_mat(probe, a, b);
+  const bool supported = buffer != nullptr && oracle.ggml_backend_dev_supports_op(device, c);
+  if (buffer != nullptr) oracle.ggml_backend_buffer_free(buffer);
+  oracle.ggml_free(probe);
+  return supported;
 }
 
 }  // namespace
@@ -149,6 +182,8 @@ void GgmlOracle::open() {
   resolve(base_handle_, base, "dequantize_row_q6_K", dequantize_row_q6_K);
   resolve(base_handle_, base, "dequantize_row_q8_K", dequantize_row_q8_K);
   resolve(base_handle_, base, "ggml_quantize_chunk", ggml_quantize_chunk);
+  resolve(base_handle_, base, "ggml_fp16_to_fp32_row", ggml_fp16_to_fp32_row);
+  resolve(base_handle_, base, "ggml_fp32_to_fp16_row", ggml_fp32_to_fp16_row);
   resolve(base_handle_, base, "ggml_init", ggml_init);
   resolve(base_handle_, base, "ggml_free", ggml_free);
   resolve(base_handle_, base, "ggml_tensor_overhead", ggml_tensor_overhead);
@@ -162,6 +197,17 @@ void GgmlOracle::open() {
   resolve(base_handle_, base, "ggml_new_graph", ggml_new_graph);
   resolve(base_handle_, base, "ggml_build_forward_expand", ggml_build_forward_expand);
   resolve(base_handle_, base, "ggml_threadpool_params_init", ggml_threadpool_params_init);
+  resolve(base_handle_, base, "ggml_backend_alloc_ctx_tensors_from_buft",
+          ggml_backend_alloc_ctx_tensors_from_buft);
+  resolve(base_handle_, base, "ggml_backend_buffer_free", ggml_backend_buffer_free);
+  resolve(base_handle_, base, "ggml_backend_buft_name", ggml_backend_buft_name);
+  resolve(base_handle_, base, "ggml_backend_tensor_set", ggml_backend_tensor_set);
+  resolve(base_handle_, base, "ggml_backend_graph_compute", ggml_backend_graph_compute);
+  resolve(base_handle_, base, "ggml_backend_free", ggml_backend_free);
+  resolve(base_handle_, base, "ggml_backend_reg_dev_get", ggml_backend_reg_dev_get);
+  resolve(base_handle_, base, "ggml_backend_reg_get_proc_address", ggml_backend_reg_get_proc_address);
+  resolve(base_handle_, base, "ggml_backend_dev_buffer_type", ggml_backend_dev_buffer_type);
+  resolve(base_handle_, base, "ggml_backend_dev_supports_op", ggml_backend_dev_supports_op);
 
   void (*cpu_init)() = nullptr;
   resolve(cpu_handle_, cpu, "ggml_cpu_init", cpu_init);
@@ -176,6 +222,9 @@ void GgmlOracle::open() {
   resolve(cpu_handle_, cpu, "ggml_threadpool_free", ggml_threadpool_free);
   resolve(cpu_handle_, cpu, "ggml_graph_plan", ggml_graph_plan);
   resolve(cpu_handle_, cpu, "ggml_graph_compute", ggml_graph_compute);
+  resolve(cpu_handle_, cpu, "ggml_backend_cpu_init", ggml_backend_cpu_init);
+  resolve(cpu_handle_, cpu, "ggml_backend_cpu_set_n_threads", ggml_backend_cpu_set_n_threads);
+  resolve(cpu_handle_, cpu, "ggml_backend_cpu_reg", ggml_backend_cpu_reg);
 
   // The type ids and block sizes this header assumes, checked against the library.
   std::size_t (*type_size)(int) = nullptr;
@@ -335,6 +384,81 @@ void GgmlMatVec::compute_pooled(int n_threads) {
   plan.work_data = work_.data();
   const int status = oracle_.ggml_graph_compute(graph_, &plan);
   if (status != 0) throw StateError(fmt::format("ggml_graph_compute returned {}", status));
+}
+
+GgmlBackendMatVec::GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows,
+                                     std::size_t cols, std::span<const std::byte> weights,
+                                     bool repack)
+    : oracle_(oracle) {
+  if (type != GgmlType::F32 && type != GgmlType::Q5_K && type != GgmlType::Q6_K) {
+    throw InvalidArgument("GgmlBackendMatVec: the weight type must be F32, Q5_K or Q6_K");
+  }
+  if (rows == 0 || cols == 0 || cols % quant::kBlockSize != 0) {
+    throw InvalidArgument(fmt::format(
+        "GgmlBackendMatVec: {}x{} is not a matrix of whole 256-value blocks", rows, cols));
+  }
+  const auto n_rows = static_cast<std::int64_t>(rows);
+  const auto n_cols = static_cast<std::int64_t>(cols);
+  if (weights.size() != oracle.ggml_row_size(static_cast<int>(type), n_cols) * rows) {
+    throw InvalidArgument(fmt::format("GgmlBackendMatVec: {} weight bytes for a {}x{} matrix",
+                                      weights.size(), rows, cols));
+  }
+  try {
+    GgmlOracle::Registry* registry = oracle.ggml_backend_cpu_reg();
+    GgmlOracle::Device* device = oracle.ggml_backend_reg_dev_get(registry, 0);
+    GgmlOracle::BufferType* host = oracle.ggml_backend_dev_buffer_type(device);
+    GgmlOracle::BufferType* weight_type = host;
+    if (repack) {
+      GgmlOracle::BufferType* candidate = repack_buffer_type(oracle, registry, device);
+      if (candidate != nullptr && repack_supported(oracle, device, candidate, type, n_rows, n_cols)) {
+        weight_type = candidate;
+      }
+    }
+    weight_buffer_type_ = oracle.ggml_backend_buft_name(weight_type);
+
+    backend_ = oracle.ggml_backend_cpu_init();
+    weight_context_ = oracle.ggml_init({2 * oracle.ggml_tensor_overhead(), nullptr, true});
+    compute_context_ = oracle.ggml_init(
+        {4 * oracle.ggml_tensor_overhead() + oracle.ggml_graph_overhead(), nullptr, true});
+    if (backend_ == nullptr || weight_context_ == nullptr || compute_context_ == nullptr) {
+      throw StateError("GgmlBackendMatVec: ggml_backend_cpu_init or ggml_init failed");
+    }
+    GgmlOracle::Tensor* a =
+        oracle.ggml_new_tensor_2d(weight_context_, static_cast<int>(type), n_cols, n_rows);
+    weight_buffer_ = oracle.ggml_backend_alloc_ctx_tensors_from_buft(weight_context_, weight_type);
+    if (weight_buffer_ == nullptr) throw StateError("GgmlBackendMatVec: weight buffer allocation failed");
+    oracle.ggml_backend_tensor_set(a, weights.data(), 0, weights.size());
+    repacked_ = std::memcmp(oracle.ggml_get_data(a), weights.data(), weights.size()) != 0;
+
+    GgmlOracle::Tensor* b =
+        oracle.ggml_new_tensor_1d(compute_context_, static_cast<int>(GgmlType::F32), n_cols);
+    GgmlOracle::Tensor* c = oracle.ggml_mul_mat(compute_context_, a, b);
+    graph_ = oracle.ggml_new_graph(compute_context_);
+    oracle.ggml_build_forward_expand(graph_, c);
+    compute_buffer_ = oracle.ggml_backend_alloc_ctx_tensors_from_buft(compute_context_, host);
+    if (compute_buffer_ == nullptr) throw StateError("GgmlBackendMatVec: buffer allocation failed");
+    input_ = {static_cast<float*>(oracle.ggml_get_data(b)), cols};
+    output_ = {static_cast<float*>(oracle.ggml_get_data(c)), rows};
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+GgmlBackendMatVec::~GgmlBackendMatVec() { release(); }
+
+void GgmlBackendMatVec::release() noexcept {
+  if (compute_buffer_ != nullptr) oracle_.ggml_backend_buffer_free(compute_buffer_);
+  if (weight_buffer_ != nullptr) oracle_.ggml_backend_buffer_free(weight_buffer_);
+  if (compute_context_ != nullptr) oracle_.ggml_free(compute_context_);
+  if (weight_context_ != nullptr) oracle_.ggml_free(weight_context_);
+  if (backend_ != nullptr) oracle_.ggml_backend_free(backend_);
+}
+
+void GgmlBackendMatVec::compute(int n_threads) {
+  oracle_.ggml_backend_cpu_set_n_threads(backend_, n_threads);
+  const int status = oracle_.ggml_backend_graph_compute(backend_, graph_);
+  if (status != 0) throw StateError(fmt::format("ggml_backend_graph_compute returned {}", status));
 }
 
 }  // namespace brick::test

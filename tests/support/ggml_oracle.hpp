@@ -89,6 +89,9 @@ class GgmlOracle {
   VecDotFn ggml_vec_dot_q6_K_q8_K = nullptr;
   VecDotFn ggml_vec_dot_q5_K_q8_K_generic = nullptr;
   VecDotFn ggml_vec_dot_q6_K_q8_K_generic = nullptr;
+  // ggml's portable fp16 conversions (libggml-base), the ones its reference quantizers use.
+  void (*ggml_fp16_to_fp32_row)(const std::uint16_t* x, float* y, std::int64_t n) = nullptr;
+  void (*ggml_fp32_to_fp16_row)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
 
   // The graph API, for mat-vecs computed the way llama.cpp computes them (see GgmlMatVec).
   struct InitParams {  // struct ggml_init_params
@@ -131,6 +134,28 @@ class GgmlOracle {
   void (*ggml_threadpool_free)(ThreadPool* pool) = nullptr;
   ComputePlan (*ggml_graph_plan)(const Graph* graph, int n_threads, ThreadPool* pool) = nullptr;
   int (*ggml_graph_compute)(Graph* graph, ComputePlan* plan) = nullptr;
+
+  // The backend API, the way llama.cpp runs a model: weights in a backend buffer (the CPU
+  // backend's CPU_REPACK buffer type re-lays them out for its gemv kernels when it can).
+  struct Backend;       // ggml_backend_t
+  struct Buffer;        // ggml_backend_buffer_t
+  struct BufferType;    // ggml_backend_buffer_type_t
+  struct Device;        // ggml_backend_dev_t
+  struct Registry;      // ggml_backend_reg_t
+  Buffer* (*ggml_backend_alloc_ctx_tensors_from_buft)(Context* ctx, BufferType* type) = nullptr;
+  void (*ggml_backend_buffer_free)(Buffer* buffer) = nullptr;
+  const char* (*ggml_backend_buft_name)(BufferType* type) = nullptr;
+  void (*ggml_backend_tensor_set)(Tensor* tensor, const void* data, std::size_t offset,
+                                  std::size_t size) = nullptr;
+  int (*ggml_backend_graph_compute)(Backend* backend, Graph* graph) = nullptr;  // enum ggml_status
+  void (*ggml_backend_free)(Backend* backend) = nullptr;
+  Device* (*ggml_backend_reg_dev_get)(Registry* reg, std::size_t index) = nullptr;
+  void* (*ggml_backend_reg_get_proc_address)(Registry* reg, const char* name) = nullptr;
+  BufferType* (*ggml_backend_dev_buffer_type)(Device* device) = nullptr;
+  bool (*ggml_backend_dev_supports_op)(Device* device, const Tensor* op) = nullptr;
+  Backend* (*ggml_backend_cpu_init)() = nullptr;
+  void (*ggml_backend_cpu_set_n_threads)(Backend* backend, int n_threads) = nullptr;
+  Registry* (*ggml_backend_cpu_reg)() = nullptr;
 
  private:
   GgmlOracle() = default;
@@ -177,6 +202,44 @@ class GgmlMatVec {
   int pool_threads_ = 0;
   std::vector<std::uint8_t> work_;
   std::span<std::byte> weights_;
+  std::span<float> input_;
+  std::span<float> output_;
+};
+
+// The same mat-vec through ggml's backend API, as llama.cpp runs it: the weight matrix is uploaded
+// with ggml_backend_tensor_set into the CPU backend's CPU_REPACK buffer type when `repack` is asked
+// for and ggml's device says it supports this mat-vec from that buffer (the check llama.cpp makes;
+// ggml then re-lays the rows out for its gemv kernels), else into the plain CPU buffer;
+// ggml_backend_graph_compute runs it with ggml_backend_cpu_set_n_threads threads (created per call).
+class GgmlBackendMatVec {
+ public:
+  GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows, std::size_t cols,
+                    std::span<const std::byte> weights, bool repack);
+  ~GgmlBackendMatVec();
+  GgmlBackendMatVec(const GgmlBackendMatVec&) = delete;
+  GgmlBackendMatVec& operator=(const GgmlBackendMatVec&) = delete;
+
+  // Whether ggml changed the weights' layout on upload (it repacked them for its own kernels).
+  bool repacked() const noexcept { return repacked_; }
+  const std::string& weight_buffer_type() const noexcept { return weight_buffer_type_; }
+  std::span<float> input() noexcept { return input_; }
+  std::span<const float> output() const noexcept { return output_; }
+
+  // Throws brick::StateError if ggml fails.
+  void compute(int n_threads);
+
+ private:
+  void release() noexcept;
+
+  const GgmlOracle& oracle_;
+  GgmlOracle::Backend* backend_ = nullptr;
+  GgmlOracle::Context* weight_context_ = nullptr;
+  GgmlOracle::Context* compute_context_ = nullptr;
+  GgmlOracle::Buffer* weight_buffer_ = nullptr;
+  GgmlOracle::Buffer* compute_buffer_ = nullptr;
+  GgmlOracle::Graph* graph_ = nullptr;
+  bool repacked_ = false;
+  std::string weight_buffer_type_;
   std::span<float> input_;
   std::span<float> output_;
 };

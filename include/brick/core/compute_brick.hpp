@@ -2,14 +2,14 @@
 // ComputeBrick: an op with assertions that are really checked, a token budget and a backend chosen
 // at run time. run() executes the op into a caller-provided output, times it, checks the assertions
 // the policy selects and returns metrics; verify() checks every assertion.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "brick/core/assertion.hpp"
 #include "brick/core/backend.hpp"
@@ -66,9 +66,10 @@ class ComputeBrick {
         budget_(budget),
         policy_(policy) {
     if (assertions_.empty()) {
-      throw InvalidArgument(fmt::format("brick '{}' has no assertions; a brick must check at "
-                                        "least one (Equivalence, Bounds, Finite or Custom)",
-                                        name_));
+      throw InvalidArgument(
+          fmt::format("brick '{}' has no assertions; a brick must check at "
+                      "least one (Equivalence, Bounds, Finite or Custom)",
+                      name_));
     }
     outcomes_.resize(assertions_.size());
     for (std::size_t i = 0; i < assertions_.size(); ++i) {
@@ -127,9 +128,8 @@ class ComputeBrick {
       }
     }
     if (policy_.enforce_budget && !report.metrics.budget_met) {
-      return tl::make_unexpected(RunError{BudgetExceeded{name_, budget_.us_per_token(),
-                                                         report.metrics.us_per_token,
-                                                         report.metrics.utilisation}});
+      return tl::make_unexpected(RunError{BudgetExceeded{
+          name_, budget_.us_per_token(), report.metrics.us_per_token, report.metrics.utilisation}});
     }
     return report;
   }

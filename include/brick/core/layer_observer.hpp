@@ -17,7 +17,8 @@ class LayerObserver {
   virtual void on_brick_begin(BrickId /*id*/, std::string_view /*name*/) {}
   // Called after the brick ran, with its report (also when the brick returned an error, where
   // `report` is null).
-  virtual void on_brick_end(BrickId /*id*/, std::string_view /*name*/, const RunReport* /*report*/) {}
+  virtual void on_brick_end(BrickId /*id*/, std::string_view /*name*/,
+                            const RunReport* /*report*/) {}
 };
 
 }  // namespace brick

@@ -2,7 +2,8 @@
 //   raw TSC pair       two rdtsc reads: the floor for any TSC-based timer
 //   steady_clock pair  two std::chrono::steady_clock::now() calls
 //   enabled pair       start(BrickId) + stop(timer, elements) recorded, Eager and Deferred (Deferred
-//                      includes its share of end_layer() resolution, 64 bricks per layer)
+//                      includes its share of end_layer() resolution, 64 bricks per layer; the
+//                      HotPath variant times start/stop alone)
 //   disabled pair      start + stop on a disabled profiler (no clock read)
 // Targets: enabled pair <= 2 x raw TSC pair + 2 ns; disabled pair < 1 ns.
 #include <benchmark/benchmark.h>
@@ -63,6 +64,28 @@ void BM_ProfilerPairDeferred(benchmark::State& state) {
   profiler.end_layer();
 }
 BENCHMARK(BM_ProfilerPairDeferred);
+
+// Deferred's hot path alone: resolution happens outside the timed region, once per 64Ki bricks.
+void BM_ProfilerPairDeferredHotPath(benchmark::State& state) {
+  constexpr int kBricks = 1 << 16;
+  BrickProfiler profiler(ProfilerOptions{.sync_mode = SyncMode::Deferred, .deferred_capacity_per_thread = kBricks});
+  std::uint32_t layer = 0;
+  int in_layer = 0;
+  profiler.begin_layer(layer);
+  for (auto _ : state) {
+    ProfileTimer timer = profiler.start(BrickId::QkvProjection);
+    profiler.stop(timer, 1);
+    if (++in_layer == kBricks) {
+      state.PauseTiming();
+      profiler.end_layer();
+      profiler.begin_layer(++layer);
+      in_layer = 0;
+      state.ResumeTiming();
+    }
+  }
+  profiler.end_layer();
+}
+BENCHMARK(BM_ProfilerPairDeferredHotPath);
 
 void BM_ProfilerPairDisabled(benchmark::State& state) {
   BrickProfiler profiler(ProfilerOptions{.enabled = false});

@@ -40,10 +40,14 @@ std::int64_t ordered(float x) noexcept {
 
 std::string_view name(AssertionKind kind) noexcept {
   switch (kind) {
-    case AssertionKind::Equivalence: return "equivalence";
-    case AssertionKind::Bounds: return "bounds";
-    case AssertionKind::Finite: return "finite";
-    case AssertionKind::Custom: return "custom";
+    case AssertionKind::Equivalence:
+      return "equivalence";
+    case AssertionKind::Bounds:
+      return "bounds";
+    case AssertionKind::Finite:
+      return "finite";
+    case AssertionKind::Custom:
+      return "custom";
   }
   return "unknown";
 }
@@ -112,7 +116,9 @@ void check_equivalence(const Equivalence& eq, std::span<const float> actual,
     const double abs_error = std::fabs(static_cast<double>(a) - static_cast<double>(e));
     const double magnitude = std::fabs(static_cast<double>(e));
     const double rel_error = magnitude > 0 ? abs_error / magnitude : (abs_error > 0 ? INFINITY : 0);
-    const bool close = abs_error <= eq.abs_tolerance + eq.rel_tolerance * magnitude;
+    // Past the equal special values above, a non-finite value on either side is a mismatch.
+    const bool close = std::isfinite(a) && std::isfinite(e) &&
+                       abs_error <= eq.abs_tolerance + eq.rel_tolerance * magnitude;
     if (!(abs_error <= outcome.max_abs_error)) outcome.max_abs_error = abs_error;
     if (!(rel_error <= outcome.max_rel_error)) outcome.max_rel_error = rel_error;
     outcome.max_ulp = std::max(outcome.max_ulp, ulp_distance(a, e));

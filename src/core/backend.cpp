@@ -34,10 +34,14 @@ std::optional<std::string_view> forced_backend_from_environment() {
 
 std::string_view name(Backend backend) noexcept {
   switch (backend) {
-    case Backend::Auto: return "auto";
-    case Backend::Scalar: return "scalar";
-    case Backend::Avx2: return "avx2";
-    case Backend::Avx512: return "avx512";
+    case Backend::Auto:
+      return "auto";
+    case Backend::Scalar:
+      return "scalar";
+    case Backend::Avx2:
+      return "avx2";
+    case Backend::Avx512:
+      return "avx512";
   }
   return "unknown";
 }
@@ -52,7 +56,8 @@ std::optional<Backend> parse_backend(std::string_view text) noexcept {
 std::optional<std::string_view> missing_feature(Backend backend, const CpuFeatures& f) noexcept {
   switch (backend) {
     case Backend::Auto:
-    case Backend::Scalar: return std::nullopt;
+    case Backend::Scalar:
+      return std::nullopt;
     case Backend::Avx512:
       if (!f.avx512f) return "AVX-512F";
       if (!f.avx512bw) return "AVX-512BW";

@@ -38,30 +38,52 @@ struct Alias {
 };
 
 constexpr Alias kAliases[] = {
-    {"rmsnorm", BrickId::RmsNorm},          {"norm", BrickId::RmsNorm},
-    {"layernorm", BrickId::LayerNorm},      {"ln", BrickId::LayerNorm},
-    {"qkv", BrickId::QkvProjection},        {"qkvproj", BrickId::QkvProjection},
-    {"rope", BrickId::RopeEmbedding},       {"rotary", BrickId::RopeEmbedding},
-    {"score", BrickId::AttentionScore},     {"qk", BrickId::AttentionScore},
-    {"softmax", BrickId::AttentionSoftmax}, {"attnsoftmax", BrickId::AttentionSoftmax},
-    {"attnout", BrickId::AttentionOutput},  {"attention", BrickId::AttentionOutput},
-    {"oproj", BrickId::OutputProjection},   {"output", BrickId::OutputProjection},
-    {"wo", BrickId::OutputProjection},      {"gate", BrickId::GateProjection},
-    {"up", BrickId::UpProjection},          {"gateup", BrickId::GateUpProjection},
-    {"silu", BrickId::Activation},          {"gelu", BrickId::Activation},
-    {"swiglu", BrickId::Activation},        {"act", BrickId::Activation},
-    {"down", BrickId::DownProjection},      {"add", BrickId::Residual},
-    {"residual", BrickId::Residual},        {"embed", BrickId::Embedding},
-    {"tokembd", BrickId::Embedding},        {"head", BrickId::LmHead},
-    {"lmhead", BrickId::LmHead},            {"sample", BrickId::Sampling},
-    {"sampler", BrickId::Sampling},         {"quantize", BrickId::QuantizeActivation},
-    {"q8k", BrickId::QuantizeActivation},   {"kvcache", BrickId::KvCacheWrite},
+    {"rmsnorm", BrickId::RmsNorm},
+    {"norm", BrickId::RmsNorm},
+    {"layernorm", BrickId::LayerNorm},
+    {"ln", BrickId::LayerNorm},
+    {"qkv", BrickId::QkvProjection},
+    {"qkvproj", BrickId::QkvProjection},
+    {"rope", BrickId::RopeEmbedding},
+    {"rotary", BrickId::RopeEmbedding},
+    {"score", BrickId::AttentionScore},
+    {"qk", BrickId::AttentionScore},
+    {"softmax", BrickId::AttentionSoftmax},
+    {"attnsoftmax", BrickId::AttentionSoftmax},
+    {"attnout", BrickId::AttentionOutput},
+    {"attention", BrickId::AttentionOutput},
+    {"oproj", BrickId::OutputProjection},
+    {"output", BrickId::OutputProjection},
+    {"wo", BrickId::OutputProjection},
+    {"gate", BrickId::GateProjection},
+    {"up", BrickId::UpProjection},
+    {"gateup", BrickId::GateUpProjection},
+    {"silu", BrickId::Activation},
+    {"gelu", BrickId::Activation},
+    {"swiglu", BrickId::Activation},
+    {"act", BrickId::Activation},
+    {"down", BrickId::DownProjection},
+    {"add", BrickId::Residual},
+    {"residual", BrickId::Residual},
+    {"embed", BrickId::Embedding},
+    {"tokembd", BrickId::Embedding},
+    {"head", BrickId::LmHead},
+    {"lmhead", BrickId::LmHead},
+    {"sample", BrickId::Sampling},
+    {"sampler", BrickId::Sampling},
+    {"quantize", BrickId::QuantizeActivation},
+    {"q8k", BrickId::QuantizeActivation},
+    {"kvcache", BrickId::KvCacheWrite},
     {"kvwrite", BrickId::KvCacheWrite},
 };
 
-bool is_separator(char c) { return c == '_' || c == '-' || c == ' '; }
+bool is_separator(char c) {
+  return c == '_' || c == '-' || c == ' ';
+}
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 // Compares ignoring case and separators, without allocating.
 bool same_name(std::string_view a, std::string_view b) {
@@ -91,11 +113,15 @@ std::string_view name(BrickId id) noexcept {
 
 std::string_view name(BrickCategory category) noexcept {
   switch (category) {
-    case BrickCategory::Norm: return "Norm";
-    case BrickCategory::Attention: return "Attention";
-    case BrickCategory::Ffn: return "Ffn";
+    case BrickCategory::Norm:
+      return "Norm";
+    case BrickCategory::Attention:
+      return "Attention";
+    case BrickCategory::Ffn:
+      return "Ffn";
     case BrickCategory::Other:
-    case BrickCategory::COUNT: break;
+    case BrickCategory::COUNT:
+      break;
   }
   return "Other";
 }

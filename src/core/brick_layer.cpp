@@ -8,14 +8,20 @@ double BrickLayer::budget_us_per_token() const noexcept {
   return total;
 }
 
-Result<LayerReport> BrickLayer::run() {
+Result<LayerReport> BrickLayer::run(LayerObserver* observer, std::size_t layer_index) {
+  if (observer) observer->on_layer_begin(layer_index);
   LayerReport report;
   report.layer = name_;
   report.members.reserve(members_.size());
   double slowest_us = -1.0;
   for (Member& member : members_) {
+    if (observer) observer->on_brick_begin(member.id, member.name);
     Result<RunReport> result = member.run();
-    if (!result) return tl::make_unexpected(std::move(result.error()));
+    if (observer) observer->on_brick_end(member.id, member.name, result ? &*result : nullptr);
+    if (!result) {
+      if (observer) observer->on_layer_end();
+      return tl::make_unexpected(std::move(result.error()));
+    }
     const RunReport& run = *result;
     report.total_ns += run.metrics.ns;
     report.us_per_token += run.metrics.us_per_token;
@@ -27,6 +33,7 @@ Result<LayerReport> BrickLayer::run() {
     report.members.push_back(run);
   }
   report.throughput_ceiling_tokens_per_s = slowest_us > 0 ? 1e6 / slowest_us : 0.0;
+  if (observer) observer->on_layer_end();
   return report;
 }
 

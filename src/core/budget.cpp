@@ -32,7 +32,8 @@ TokenBudget TokenBudget::from_tokens_per_second(double tokens_per_second) {
 }
 
 ByteBudget ByteBudget::from_gb_per_second(double gb_per_second, std::size_t page_bytes) {
-  return ByteBudget(require_positive(gb_per_second, "byte budget (GB/s)"), require_page(page_bytes));
+  return ByteBudget(require_positive(gb_per_second, "byte budget (GB/s)"),
+                    require_page(page_bytes));
 }
 
 ByteBudget ByteBudget::from_us_per_page(double us_per_page, std::size_t page_bytes) {

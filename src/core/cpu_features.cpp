@@ -26,11 +26,13 @@ std::uint64_t xgetbv0() {
   return (std::uint64_t{edx} << 32) | eax;
 }
 
-bool bit(std::uint32_t value, int index) { return ((value >> index) & 1u) != 0; }
+bool bit(std::uint32_t value, int index) {
+  return ((value >> index) & 1u) != 0;
+}
 
 // XCR0 state components the OS must enable before the matching registers may be used.
-constexpr std::uint64_t kXcr0SseAvx = 0x6;            // XMM (bit 1) + YMM (bit 2)
-constexpr std::uint64_t kXcr0Avx512 = 0xE0;           // opmask, ZMM_Hi256, Hi16_ZMM (bits 5-7)
+constexpr std::uint64_t kXcr0SseAvx = 0x6;   // XMM (bit 1) + YMM (bit 2)
+constexpr std::uint64_t kXcr0Avx512 = 0xE0;  // opmask, ZMM_Hi256, Hi16_ZMM (bits 5-7)
 constexpr std::uint64_t kXcr0Amx = (1ull << 17) | (1ull << 18);  // XTILECFG + XTILEDATA
 
 }  // namespace
@@ -103,11 +105,21 @@ const CpuFeatures& cpu_features() {
 
 std::string describe(const CpuFeatures& f) {
   const std::pair<bool, const char*> flags[] = {
-      {f.sse42, "sse4.2"},        {f.avx, "avx"},           {f.avx2, "avx2"},
-      {f.fma, "fma"},             {f.f16c, "f16c"},         {f.avx512f, "avx512f"},
-      {f.avx512bw, "avx512bw"},   {f.avx512dq, "avx512dq"}, {f.avx512vl, "avx512vl"},
-      {f.avx512vnni, "avx512vnni"}, {f.avx512bf16, "avx512bf16"}, {f.avxvnni, "avxvnni"},
-      {f.amx_tile, "amx-tile"},   {f.amx_int8, "amx-int8"}, {f.amx_bf16, "amx-bf16"},
+      {f.sse42, "sse4.2"},
+      {f.avx, "avx"},
+      {f.avx2, "avx2"},
+      {f.fma, "fma"},
+      {f.f16c, "f16c"},
+      {f.avx512f, "avx512f"},
+      {f.avx512bw, "avx512bw"},
+      {f.avx512dq, "avx512dq"},
+      {f.avx512vl, "avx512vl"},
+      {f.avx512vnni, "avx512vnni"},
+      {f.avx512bf16, "avx512bf16"},
+      {f.avxvnni, "avxvnni"},
+      {f.amx_tile, "amx-tile"},
+      {f.amx_int8, "amx-int8"},
+      {f.amx_bf16, "amx-bf16"},
       {f.invariant_tsc, "invariant-tsc"},
   };
   std::string out;

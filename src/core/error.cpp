@@ -6,12 +6,18 @@ namespace brick {
 
 std::string_view to_string(ErrorCode code) noexcept {
   switch (code) {
-    case ErrorCode::InvalidArgument: return "invalid argument";
-    case ErrorCode::BackendUnavailable: return "backend unavailable";
-    case ErrorCode::Io: return "I/O error";
-    case ErrorCode::Format: return "format error";
-    case ErrorCode::Capacity: return "capacity exceeded";
-    case ErrorCode::State: return "invalid state";
+    case ErrorCode::InvalidArgument:
+      return "invalid argument";
+    case ErrorCode::BackendUnavailable:
+      return "backend unavailable";
+    case ErrorCode::Io:
+      return "I/O error";
+    case ErrorCode::Format:
+      return "format error";
+    case ErrorCode::Capacity:
+      return "capacity exceeded";
+    case ErrorCode::State:
+      return "invalid state";
   }
   return "unknown error";
 }

@@ -11,6 +11,8 @@ RunMetrics make_metrics(std::uint64_t tokens, std::uint64_t ns, double flops, do
   RunMetrics m;
   m.tokens = tokens;
   m.ns = ns;
+  m.flops = flops;
+  m.bytes = bytes;
   const double us = static_cast<double>(ns) / 1e3;
   const double seconds = static_cast<double>(ns) / 1e9;
   m.us_per_token = tokens > 0 ? us / static_cast<double>(tokens) : 0.0;
@@ -33,9 +35,10 @@ std::string AssertionFailed::message() const {
 }
 
 std::string BudgetExceeded::message() const {
-  return fmt::format("brick '{}': budget exceeded: {:.3f} us/token against a budget of {:.3f} "
-                     "({:.0f}% utilisation)",
-                     brick, actual_us, limit_us, utilisation * 100.0);
+  return fmt::format(
+      "brick '{}': budget exceeded: {:.3f} us/token against a budget of {:.3f} "
+      "({:.0f}% utilisation)",
+      brick, actual_us, limit_us, utilisation * 100.0);
 }
 
 std::string message(const RunError& error) {

@@ -2,6 +2,7 @@
 
 #include "brick/core/backend.hpp"
 #include "brick/core/cpu_features.hpp"
+#include "brick/runtime/simd_config/amx_support.hpp"
 #include "commands.hpp"
 
 namespace brick::cli {
@@ -17,6 +18,7 @@ void add_info_command(CLI::App& app) {
       const auto missing = missing_feature(b, cpu);
       fmt::print(" {}={}", name(b), missing ? fmt::format("no (needs {})", *missing) : "yes");
     }
+    fmt::print("\namx        {}", describe(amx_support()));
     fmt::print("\nselected   {} (BRICK_BACKEND forces one for the whole process)\n",
                name(resolve(Backend::Auto)));
   });

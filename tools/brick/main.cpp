@@ -1,15 +1,16 @@
 // brick: the command-line face of the library. Each subcommand parses its flags and calls the
 // library; the work lives in the library.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 
 #include "brick/core/error.hpp"
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Brick: self-verifying, profiled compute bricks for LLM inference on the CPU", "brick"};
+  CLI::App app{"Brick: self-verifying, profiled compute bricks for LLM inference on the CPU",
+               "brick"};
   app.set_version_flag("--version", fmt::format("brick {}", BRICK_VERSION));
   app.require_subcommand(1);
   brick::cli::add_info_command(app);

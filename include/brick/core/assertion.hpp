@@ -1,6 +1,7 @@
 #pragma once
 // Assertions a brick checks on its output. Each is evaluated for real and reports numbers, not only
-// pass/fail: the worst absolute and relative error, the worst ULP distance, the first offending index.
+// pass/fail: the worst absolute and relative error, the worst ULP distance, the first offending
+// index.
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -24,7 +24,8 @@ std::string_view name(Backend backend) noexcept;
 std::optional<Backend> parse_backend(std::string_view text) noexcept;
 
 // The CPU feature this backend needs that `features` lacks, or nullopt when it can run.
-std::optional<std::string_view> missing_feature(Backend backend, const CpuFeatures& features) noexcept;
+std::optional<std::string_view> missing_feature(Backend backend,
+                                                const CpuFeatures& features) noexcept;
 
 bool is_supported(Backend backend, const CpuFeatures& features = cpu_features()) noexcept;
 
@@ -32,10 +33,12 @@ bool is_supported(Backend backend, const CpuFeatures& features = cpu_features())
 Backend best_backend(const CpuFeatures& features = cpu_features()) noexcept;
 
 // Resolves a request to a concrete backend. Auto becomes the backend forced by the environment
-// variable BRICK_BACKEND (scalar|avx2|avx512) when it is set, else the best supported one. An explicit
-// request is honoured as given. Throws BackendUnavailable naming the missing feature when the
-// resulting backend cannot run here, and InvalidArgument for a BRICK_BACKEND value it does not know.
+// variable BRICK_BACKEND (scalar|avx2|avx512) when it is set, else the best supported one. An
+// explicit request is honoured as given. Throws BackendUnavailable naming the missing feature when
+// the resulting backend cannot run here, and InvalidArgument for a BRICK_BACKEND value it does not
+// know.
 Backend resolve(Backend requested);
-Backend resolve(Backend requested, const CpuFeatures& features, std::optional<std::string_view> forced);
+Backend resolve(Backend requested, const CpuFeatures& features,
+                std::optional<std::string_view> forced);
 
 }  // namespace brick

@@ -38,7 +38,9 @@ enum class BrickCategory : std::uint8_t { Norm, Attention, Ffn, Other, COUNT };
 
 inline constexpr std::size_t kBrickCategoryCount = static_cast<std::size_t>(BrickCategory::COUNT);
 
-constexpr std::size_t index(BrickId id) noexcept { return static_cast<std::size_t>(id); }
+constexpr std::size_t index(BrickId id) noexcept {
+  return static_cast<std::size_t>(id);
+}
 
 // Every id, in declaration order, for iteration.
 std::array<BrickId, kBrickIdCount> all_brick_ids() noexcept;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "brick/core/compute_brick.hpp"
+#include "brick/core/layer_observer.hpp"
 #include "brick/core/run_result.hpp"
 
 namespace brick {
@@ -16,7 +17,7 @@ struct LayerReport {
   std::string layer;
   std::vector<RunReport> members;  // in run order; assertion spans point into the bricks
   std::uint64_t total_ns = 0;
-  double us_per_token = 0.0;                  // sum over members
+  double us_per_token = 0.0;                   // sum over members
   double throughput_ceiling_tokens_per_s = 0;  // 1e6 / the slowest member's µs per token
   std::string bottleneck;                      // name of the slowest member
   bool budget_met = true;                      // every member met its budget
@@ -32,8 +33,9 @@ class BrickLayer {
   // Appends a member. The brick, the input and the output buffer are referenced, not copied: they
   // must outlive the layer (inputs typically view the outputs of earlier members).
   template <BrickOp Op>
-  BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input, std::span<float> output) {
-    members_.push_back(Member{brick.name(), brick.budget().us_per_token(),
+  BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input,
+                  std::span<float> output) {
+    members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
                               [&brick, &input, output] { return brick.run(input, output); }});
     return *this;
   }
@@ -41,12 +43,15 @@ class BrickLayer {
   // Sum of the members' budgets, µs per token.
   double budget_us_per_token() const noexcept;
 
-  // Runs every member in order; stops at the first member that returns an error.
-  Result<LayerReport> run();
+  // Runs every member in order; stops at the first member that returns an error. The observer, when
+  // given, sees the layer begin and end (as `layer_index`) and every member before and after it
+  // runs.
+  Result<LayerReport> run(LayerObserver* observer = nullptr, std::size_t layer_index = 0);
 
  private:
   struct Member {
     std::string name;
+    BrickId id;
     double budget_us_per_token;
     std::function<Result<RunReport>()> run;
   };

@@ -2,14 +2,14 @@
 // ComputeBrick: an op with assertions that are really checked, a token budget and a backend chosen
 // at run time. run() executes the op into a caller-provided output, times it, checks the assertions
 // the policy selects and returns metrics; verify() checks every assertion.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "brick/core/assertion.hpp"
 #include "brick/core/backend.hpp"
@@ -66,9 +66,10 @@ class ComputeBrick {
         budget_(budget),
         policy_(policy) {
     if (assertions_.empty()) {
-      throw InvalidArgument(fmt::format("brick '{}' has no assertions; a brick must check at "
-                                        "least one (Equivalence, Bounds, Finite or Custom)",
-                                        name_));
+      throw InvalidArgument(
+          fmt::format("brick '{}' has no assertions; a brick must check at "
+                      "least one (Equivalence, Bounds, Finite or Custom)",
+                      name_));
     }
     outcomes_.resize(assertions_.size());
     for (std::size_t i = 0; i < assertions_.size(); ++i) {
@@ -89,7 +90,9 @@ class ComputeBrick {
   void set_budget(TokenBudget budget) noexcept { budget_ = budget; }
   void set_policy(BrickPolicy policy) noexcept { policy_ = policy; }
 
-  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument).
+  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument). With an
+  // Equivalence check selected, the op runs again on the baseline backend into scratch space, so
+  // `out` must not alias the input then.
   // Allocates only the first time an Equivalence baseline of a new size is needed.
   Result<RunReport> run(const Input& input, std::span<float> out) {
     require_output_size(input, out);
@@ -125,9 +128,8 @@ class ComputeBrick {
       }
     }
     if (policy_.enforce_budget && !report.metrics.budget_met) {
-      return tl::make_unexpected(RunError{BudgetExceeded{name_, budget_.us_per_token(),
-                                                         report.metrics.us_per_token,
-                                                         report.metrics.utilisation}});
+      return tl::make_unexpected(RunError{BudgetExceeded{
+          name_, budget_.us_per_token(), report.metrics.us_per_token, report.metrics.utilisation}});
     }
     return report;
   }

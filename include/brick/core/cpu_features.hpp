@@ -1,6 +1,6 @@
 #pragma once
-// What the CPU can run, from CPUID and XGETBV: a feature counts only when the CPU reports it and the
-// OS saves its register state (XCR0), so AVX on a kernel without XSAVE support reads as absent.
+// What the CPU can run, from CPUID and XGETBV: a feature counts only when the CPU reports it and
+// the OS saves its register state (XCR0), so AVX on a kernel without XSAVE support reads as absent.
 #include <string>
 
 namespace brick {

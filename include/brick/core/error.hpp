@@ -1,8 +1,8 @@
 #pragma once
-// Errors at Brick's API boundaries. Misuse of an API (bad sizes, an unavailable backend, a bad file)
-// throws one of these typed exceptions with a message that says what was wrong and what was expected.
-// Outcomes of running a brick (a failed assertion, a blown budget) are not exceptions: they come back
-// as values in a RunResult (see compute_brick.hpp). Hot paths never throw.
+// Errors at Brick's API boundaries. Misuse of an API (bad sizes, an unavailable backend, a bad
+// file) throws one of these typed exceptions with a message that says what was wrong and what was
+// expected. Outcomes of running a brick (a failed assertion, a blown budget) are not exceptions:
+// they come back as values in a RunResult (see compute_brick.hpp). Hot paths never throw.
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,7 +32,8 @@ class Error : public std::runtime_error {
 // A parameter outside the documented domain: mismatched sizes, an empty span, an unknown name.
 class InvalidArgument : public Error {
  public:
-  explicit InvalidArgument(const std::string& message) : Error(ErrorCode::InvalidArgument, message) {}
+  explicit InvalidArgument(const std::string& message)
+      : Error(ErrorCode::InvalidArgument, message) {}
 };
 
 // A backend was asked for explicitly (or through BRICK_BACKEND) that this CPU or OS cannot run.
@@ -45,7 +46,8 @@ class BackendUnavailable : public Error {
   std::string missing_feature_;
 };
 
-// The operating system refused a request (open, mmap, madvise, ...); the message carries errno text.
+// The operating system refused a request (open, mmap, madvise, ...); the message carries errno
+// text.
 class IoError : public Error {
  public:
   explicit IoError(const std::string& message) : Error(ErrorCode::Io, message) {}

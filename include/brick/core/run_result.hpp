@@ -1,13 +1,13 @@
 #pragma once
 // What running a brick returns: the metrics of the call and the assertions it checked, or a typed
-// failure (an assertion that failed under the Error policy, or a budget exceeded under enforcement).
+// failure (an assertion that failed under the Error policy, or a budget exceeded under
+// enforcement).
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
-
 #include <tl/expected.hpp>
+#include <variant>
 
 #include "brick/core/assertion.hpp"
 #include "brick/core/backend.hpp"
@@ -18,6 +18,8 @@ namespace brick {
 struct RunMetrics {
   std::uint64_t tokens = 0;
   std::uint64_t ns = 0;
+  double flops = 0.0;
+  double bytes = 0.0;
   double us_per_token = 0.0;
   double tokens_per_second = 0.0;
   double budget_us_per_token = 0.0;

@@ -1,9 +1,11 @@
 #pragma once
 // IEEE binary16 <-> binary32, bit-exact: round-to-nearest-even on the way down, subnormals, infinities
 // and NaNs kept (a NaN stays a NaN, its sign kept, quiet bit set). These are the portable reference;
-// the F16C instructions give the same bits.
+// the F16C instructions give the same bits. ggml stores k-quant scales with the same rounding, so a
+// scale written here reads back in ggml as the same float.
 #include <bit>
 #include <cstdint>
+#include <span>
 
 #include "brick/quant/kquants.hpp"
 
@@ -57,5 +59,13 @@ constexpr fp16_t fp32_to_fp16(float f) noexcept {
       half + ((remainder > 0x1000u || (remainder == 0x1000u && (half & 1u))) ? 1u : 0u);
   return static_cast<fp16_t>(sign | rounded);
 }
+
+// Whole rows. Backend::Scalar uses the functions above; Avx2 and Avx512 (both imply F16C) use the
+// F16C instructions; Auto picks as resolve() does. Every backend gives the same bits. The spans must
+// have the same size (else InvalidArgument).
+void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out,
+                      Backend backend = Backend::Auto);
+void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out,
+                      Backend backend = Backend::Auto);
 
 }  // namespace brick::quant

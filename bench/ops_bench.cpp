@@ -1,0 +1,243 @@
+// The float ops on every backend this CPU runs, side by side in one process, at the sizes of a
+// 7B-class decoder layer (hidden 4096, feed-forward 11008, 32 heads of 128), next to ggml's own
+// exported kernels (the oracle: ggml_vec_dot_f32, ggml_vec_silu_f32, ggml_vec_swiglu_f32,
+// ggml_vec_soft_max_f32, and an f32 ggml_mul_mat on one thread) and a plain memory-read baseline
+// over the same bytes as the largest matvec, so its time can be read as a fraction of bandwidth.
+//
+//   build/release/bin/brick_ops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+//
+// Everything here is single-threaded. bytes_per_second counts bytes read plus written (OpCost).
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "brick/core/backend.hpp"
+#include "brick/ops/activation.hpp"
+#include "brick/ops/dot.hpp"
+#include "brick/ops/elementwise.hpp"
+#include "brick/ops/matvec.hpp"
+#include "brick/ops/rms_norm.hpp"
+#include "brick/ops/rope.hpp"
+#include "brick/ops/softmax.hpp"
+#include "support/ggml_oracle.hpp"
+#include "support/random_data.hpp"
+
+namespace {
+
+using brick::Backend;
+namespace ops = brick::ops;
+
+constexpr std::size_t kHidden = 4096;
+constexpr std::size_t kFeedForward = 11008;
+constexpr std::size_t kHeadDim = 128;
+
+std::vector<float> data(std::size_t n, std::uint64_t seed) { return brick::test::normal(n, seed); }
+
+// Runs `body` per iteration and reports `bytes` and `items` per iteration.
+void measure(benchmark::State& state, double bytes, double items, const std::function<void()>& body) {
+  for (auto _ : state) {
+    body();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * static_cast<double>(state.iterations())));
+  state.SetItemsProcessed(static_cast<std::int64_t>(items * static_cast<double>(state.iterations())));
+}
+
+void register_backends(const std::string& op, std::size_t size_label,
+                       const std::function<void(benchmark::State&, Backend)>& bench) {
+  for (Backend backend : brick::kConcreteBackends) {
+    if (!brick::is_supported(backend)) continue;
+    const std::string name = op + "/" + std::to_string(size_label) + "/" + std::string(brick::name(backend));
+    benchmark::RegisterBenchmark(name.c_str(), [bench, backend](benchmark::State& state) {
+      bench(state, backend);
+    });
+  }
+}
+
+void register_float_ops() {
+  register_backends("dot", kHidden, [](benchmark::State& state, Backend backend) {
+    const auto a = data(kHidden, 1);
+    const auto b = data(kHidden, 2);
+    const ops::DotOp op;
+    measure(state, op.cost({a, b}).bytes, kHidden, [&] {
+      benchmark::DoNotOptimize(ops::dot(a, b, backend));
+    });
+  });
+  register_backends("add", kHidden, [](benchmark::State& state, Backend backend) {
+    const auto a = data(kHidden, 1);
+    const auto b = data(kHidden, 2);
+    std::vector<float> out(kHidden);
+    measure(state, ops::AddOp{}.cost({a, b}).bytes, kHidden, [&] { ops::add(a, b, out, backend); });
+  });
+  register_backends("axpy", kHidden, [](benchmark::State& state, Backend backend) {
+    const auto x = data(kHidden, 1);
+    std::vector<float> y(kHidden, 0.0f);
+    measure(state, 12.0 * kHidden, kHidden, [&] { ops::axpy(1e-3f, x, y, backend); });
+  });
+  register_backends("rms_norm", kHidden, [](benchmark::State& state, Backend backend) {
+    const auto x = data(kHidden, 1);
+    const auto weight = data(kHidden, 2);
+    std::vector<float> out(kHidden);
+    measure(state, ops::RmsNormOp{}.cost({x, weight, 1e-6f}).bytes, kHidden,
+            [&] { ops::rms_norm(x, weight, 1e-6f, out, backend); });
+  });
+  register_backends("softmax", kHidden, [](benchmark::State& state, Backend backend) {
+    const auto x = data(kHidden, 1);
+    std::vector<float> out(kHidden);
+    measure(state, ops::SoftmaxOp{}.cost({x}).bytes, kHidden, [&] { ops::softmax(x, out, backend); });
+  });
+  register_backends("silu", kFeedForward, [](benchmark::State& state, Backend backend) {
+    const auto x = data(kFeedForward, 1);
+    std::vector<float> out(kFeedForward);
+    measure(state, ops::SiluOp{}.cost({x}).bytes, kFeedForward, [&] { ops::silu(x, out, backend); });
+  });
+  register_backends("swiglu", kFeedForward, [](benchmark::State& state, Backend backend) {
+    const auto gate = data(kFeedForward, 1);
+    const auto up = data(kFeedForward, 2);
+    std::vector<float> out(kFeedForward);
+    measure(state, ops::SwigluOp{}.cost({gate, up}).bytes, kFeedForward,
+            [&] { ops::swiglu(gate, up, out, backend); });
+  });
+  for (const auto layout : {ops::RopeLayout::Normal, ops::RopeLayout::NeoX}) {
+    const std::string op = layout == ops::RopeLayout::Normal ? "rope_norm" : "rope_neox";
+    register_backends(op, kHidden, [layout](benchmark::State& state, Backend backend) {
+      const auto x = data(kHidden, 1);
+      std::vector<float> out(kHidden);
+      const ops::RopeParams params{kHeadDim, 1234, 10000.0f, layout};
+      measure(state, ops::RopeOp{}.cost({x, params}).bytes, kHidden,
+              [&] { ops::rope(x, params, out, backend); });
+    });
+  }
+  for (const std::size_t n : {std::size_t{2048}, std::size_t{4096}}) {
+    register_backends("matvec", n, [n](benchmark::State& state, Backend backend) {
+      const auto w = data(n * n, 1);
+      const auto x = data(n, 2);
+      std::vector<float> y(n);
+      const ops::MatvecOp op{brick::BrickId::DownProjection};
+      measure(state, op.cost({w, n, n, x}).bytes, static_cast<double>(n * n),
+              [&] { ops::matvec(w, n, n, x, y, backend); });
+    });
+  }
+}
+
+// Reading the 4096 x 4096 matvec's 64 MiB once: glibc's memchr for a byte that is not there
+// streams the buffer with its widest loads, a practical single-core read-bandwidth ceiling.
+void register_read_bandwidth() {
+  benchmark::RegisterBenchmark("read_bandwidth/memchr/4096", [](benchmark::State& state) {
+    std::vector<unsigned char> buffer(kHidden * kHidden * sizeof(float), 1);
+    measure(state, static_cast<double>(buffer.size()), static_cast<double>(buffer.size()),
+            [&] { benchmark::DoNotOptimize(std::memchr(buffer.data(), 0, buffer.size())); });
+  });
+}
+
+// ggml's exported per-row kernels, resolved from the oracle's CPU library.
+struct GgmlKernels {
+  using DotF32 = void (*)(int, float*, std::size_t, const float*, std::size_t, const float*,
+                          std::size_t, int);
+  using SiluF32 = void (*)(int, float*, const float*);
+  using SwigluF32 = void (*)(int, float*, const float*, const float*);
+  using SoftMaxF32 = double (*)(int, float*, const float*, float);
+  DotF32 dot = nullptr;
+  SiluF32 silu = nullptr;
+  SwigluF32 swiglu = nullptr;
+  SoftMaxF32 soft_max = nullptr;
+};
+
+template <class Fn>
+Fn symbol(void* handle, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(handle, name));
+}
+
+void register_ggml() {
+  const brick::test::GgmlOracle* oracle = nullptr;
+  try {
+    oracle = &brick::test::GgmlOracle::load();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ggml oracle not available, its rows are left out: %s\n", error.what());
+    return;
+  }
+  void* cpu = dlopen(oracle->cpu_library_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (cpu == nullptr) return;
+  GgmlKernels k;
+  k.dot = symbol<GgmlKernels::DotF32>(cpu, "ggml_vec_dot_f32");
+  k.silu = symbol<GgmlKernels::SiluF32>(cpu, "ggml_vec_silu_f32");
+  k.swiglu = symbol<GgmlKernels::SwigluF32>(cpu, "ggml_vec_swiglu_f32");
+  k.soft_max = symbol<GgmlKernels::SoftMaxF32>(cpu, "ggml_vec_soft_max_f32");
+  const std::string variant = "ggml-" + oracle->cpu_variant();
+
+  if (k.dot != nullptr) {
+    benchmark::RegisterBenchmark(("dot/4096/" + variant).c_str(), [k](benchmark::State& state) {
+      const auto a = data(kHidden, 1);
+      const auto b = data(kHidden, 2);
+      float s = 0.0f;
+      measure(state, 8.0 * kHidden + 4, kHidden, [&] {
+        k.dot(static_cast<int>(kHidden), &s, 0, a.data(), 0, b.data(), 0, 1);
+        benchmark::DoNotOptimize(s);
+      });
+    });
+  }
+  if (k.silu != nullptr) {
+    benchmark::RegisterBenchmark(("silu/11008/" + variant).c_str(), [k](benchmark::State& state) {
+      const auto x = data(kFeedForward, 1);
+      std::vector<float> out(kFeedForward);
+      measure(state, 8.0 * kFeedForward, kFeedForward,
+              [&] { k.silu(static_cast<int>(kFeedForward), out.data(), x.data()); });
+    });
+  }
+  if (k.swiglu != nullptr) {
+    benchmark::RegisterBenchmark(("swiglu/11008/" + variant).c_str(), [k](benchmark::State& state) {
+      const auto gate = data(kFeedForward, 1);
+      const auto up = data(kFeedForward, 2);
+      std::vector<float> out(kFeedForward);
+      measure(state, 12.0 * kFeedForward, kFeedForward, [&] {
+        k.swiglu(static_cast<int>(kFeedForward), out.data(), gate.data(), up.data());
+      });
+    });
+  }
+  if (k.soft_max != nullptr) {
+    // ggml's exp-and-sum pass only (its max and scale passes are inline, not exported): compare
+    // with softmax/4096 knowing ours also includes those two passes.
+    benchmark::RegisterBenchmark(("softmax_exp_pass/4096/" + variant).c_str(),
+                                 [k](benchmark::State& state) {
+                                   const auto x = data(kHidden, 1);
+                                   std::vector<float> out(kHidden);
+                                   measure(state, 8.0 * kHidden, kHidden, [&] {
+                                     benchmark::DoNotOptimize(
+                                         k.soft_max(static_cast<int>(kHidden), out.data(), x.data(), 4.0f));
+                                   });
+                                 });
+  }
+  for (const std::size_t n : {std::size_t{2048}, std::size_t{4096}}) {
+    benchmark::RegisterBenchmark(
+        ("matvec/" + std::to_string(n) + "/" + variant + "-mul_mat").c_str(),
+        [oracle, n](benchmark::State& state) {
+          brick::test::GgmlMatVec mv(*oracle, brick::test::GgmlType::F32, n, n);
+          const auto w = data(n * n, 1);
+          std::memcpy(mv.weights().data(), w.data(), w.size() * sizeof(float));
+          const auto x = data(n, 2);
+          std::copy(x.begin(), x.end(), mv.input().begin());
+          measure(state, 4.0 * (static_cast<double>(n * n) + 2.0 * static_cast<double>(n)),
+                  static_cast<double>(n * n), [&] { mv.compute_pooled(1); });
+        });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_float_ops();
+  register_read_bandwidth();
+  register_ggml();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

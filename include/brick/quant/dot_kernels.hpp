@@ -1,0 +1,35 @@
+#pragma once
+// The instruction-set variants of the k-quant dot kernels, for callers that run many dots (matvec,
+// fused ops) and pick the function once, and for tests and benchmarks that compare every variant.
+// A Backend maps to one variant: Avx512 runs Avx512Vnni where the CPU has AVX-512 VNNI.
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+#include "brick/core/backend.hpp"
+#include "brick/core/cpu_features.hpp"
+#include "brick/quant/kquants.hpp"
+
+namespace brick::quant {
+
+enum class DotIsa : unsigned char { Scalar, Avx2, Avx512, Avx512Vnni };
+
+inline constexpr std::array<DotIsa, 4> kDotIsas = {DotIsa::Scalar, DotIsa::Avx2, DotIsa::Avx512,
+                                                   DotIsa::Avx512Vnni};
+
+std::string_view name(DotIsa isa) noexcept;
+
+bool is_supported(DotIsa isa, const CpuFeatures& features = cpu_features()) noexcept;
+
+// The variant `backend` runs here (Auto resolved as by brick::resolve, which may throw).
+DotIsa dot_isa(Backend backend);
+
+// Kernels over `blocks` weight blocks and as many Q8_K blocks; no validation, no allocation.
+using DotQ5KKernel = float (*)(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
+using DotQ6KKernel = float (*)(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
+
+// Throw BackendUnavailable when this CPU cannot run `isa`.
+DotQ5KKernel dot_q5k_q8k_kernel(DotIsa isa);
+DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa);
+
+}  // namespace brick::quant

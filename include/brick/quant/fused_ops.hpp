@@ -1,0 +1,77 @@
+#pragma once
+// Fused k-quant projections of one token, as bricks (brick::BrickOp): the activation is quantized
+// to Q8_K once and every output row is computed in a single parallel pass over the pool, instead of
+// one quantization, one fork and one join per projection.
+//
+//   FusedQKVOp:    [Q | K | V] = [Wq; Wk; Wv] x     (grouped-query attention: K, V have n_kv_heads)
+//   FusedGateUpOp: out[i] = silu(gate_i . x) * (up_i . x)   (each thread computes both rows of its
+//                  range and writes only the product)
+//
+// Both hold views of their weights and a reference to the pool; the caller keeps them alive.
+// Wrapped in a ComputeBrick with an Equivalence assertion against Backend::Scalar, each call can be
+// checked against the scalar reference kernels.
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "brick/core/backend.hpp"
+#include "brick/core/brick_id.hpp"
+#include "brick/core/op.hpp"
+#include "brick/quant/matvec.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+
+namespace brick::quant {
+
+class FusedQKVOp {
+ public:
+  struct Input {
+    std::span<const float> x;  // the hidden state, cols(wq) values
+  };
+
+  // Throws InvalidArgument unless wq has n_heads * head_dim rows, wk and wv n_kv_heads * head_dim,
+  // all three the same number of columns, and n_kv_heads divides n_heads.
+  FusedQKVOp(KQuantMatrix wq, KQuantMatrix wk, KQuantMatrix wv, std::size_t n_heads,
+             std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool);
+
+  std::string_view name() const noexcept { return "fused_qkv"; }
+  BrickId id() const noexcept { return BrickId::QkvProjection; }
+  std::size_t hidden() const noexcept { return cols(wq_); }
+  std::size_t q_size() const noexcept { return n_heads_ * head_dim_; }
+  std::size_t kv_size() const noexcept { return n_kv_heads_ * head_dim_; }
+  // Q, then K, then V.
+  std::size_t output_size(const Input&) const noexcept { return q_size() + 2 * kv_size(); }
+  OpCost cost(const Input& input) const noexcept;
+  // Throws InvalidArgument when x or out has the wrong size.
+  void run(const Input& input, std::span<float> out, Backend backend) const;
+
+ private:
+  KQuantMatrix wq_, wk_, wv_;
+  std::size_t n_heads_, n_kv_heads_, head_dim_;
+  ThreadPool* pool_;
+};
+
+class FusedGateUpOp {
+ public:
+  struct Input {
+    std::span<const float> x;  // cols(gate) values
+  };
+
+  // Throws InvalidArgument unless gate and up have the same shape.
+  FusedGateUpOp(KQuantMatrix gate, KQuantMatrix up, ThreadPool& pool);
+
+  std::string_view name() const noexcept { return "fused_gate_up"; }
+  BrickId id() const noexcept { return BrickId::GateUpProjection; }
+  std::size_t hidden() const noexcept { return cols(gate_); }
+  std::size_t output_size(const Input&) const noexcept { return rows(gate_); }
+  OpCost cost(const Input& input) const noexcept;
+  void run(const Input& input, std::span<float> out, Backend backend) const;
+
+ private:
+  KQuantMatrix gate_, up_;
+  ThreadPool* pool_;
+};
+
+static_assert(BrickOp<FusedQKVOp>);
+static_assert(BrickOp<FusedGateUpOp>);
+
+}  // namespace brick::quant

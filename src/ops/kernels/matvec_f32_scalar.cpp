@@ -1,0 +1,10 @@
+#include "ops/kernels/f32_kernels.hpp"
+
+namespace brick::ops::kernels {
+
+void matvec_f32_scalar(const float* w, std::size_t rows, std::size_t cols, const float* x,
+                       float* y) noexcept {
+  for (std::size_t r = 0; r < rows; ++r) y[r] = dot_f32_scalar(w + r * cols, x, cols);
+}
+
+}  // namespace brick::ops::kernels

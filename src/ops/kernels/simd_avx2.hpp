@@ -1,0 +1,83 @@
+#pragma once
+// Helpers shared by the AVX2 float kernels; include only from *_avx2.cpp translation units.
+// Everything here has internal linkage, so no AVX2 code can leak into baseline code.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace brick::ops::kernels {
+namespace {
+
+constexpr std::size_t kLanes256 = 8;
+
+// All-ones in the first `remaining` (<= 8) lanes, for maskload/maskstore (which never touch the
+// memory of masked-off lanes).
+inline __m256i tail_mask8(std::size_t remaining) noexcept {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(remaining)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+inline float horizontal_sum(__m256 v) noexcept {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+inline double horizontal_sum(__m256d v) noexcept {
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+  return _mm_cvtsd_f64(s);
+}
+
+inline float horizontal_max(__m256 v) noexcept {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+// Returns v unchanged through an empty asm statement the compiler cannot see into. A product
+// passed through it cannot be fused with a later add into an FMA (GCC contracts mul+add under its
+// GNU-mode default -ffp-contract=fast), so the result is rounded exactly like the scalar reference.
+inline __m256 rounded(__m256 v) noexcept {
+  __asm__("" : "+x"(v));
+  return v;
+}
+
+// Adds the 8 float lanes as doubles into two 4-lane double accumulators.
+inline void accumulate_as_double(__m256 v, __m256d& low, __m256d& high) noexcept {
+  low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+  high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+}
+
+// exp(x) for 8 lanes; the same scheme, constants and error as exp_f32x16 in simd_avx512.hpp, with
+// 2^n applied as two power-of-two factors (AVX2 has no vscalefps) so that denormal results are
+// still rounded once.
+inline __m256 exp_f32x8(__m256 x) noexcept {
+  x = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-110.0f), x));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+
+  const __m256i ni = _mm256_cvtps_epi32(n);
+  const __m256i n1 = _mm256_srai_epi32(ni, 1);
+  const __m256i n2 = _mm256_sub_epi32(ni, n1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 scale1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+  const __m256 scale2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, scale1), scale2);
+}
+
+}  // namespace
+}  // namespace brick::ops::kernels

@@ -1,0 +1,93 @@
+// Chooses a k-quant dot kernel from the backend and the CPU; the kernels themselves live in
+// quant/kernels/, each compiled for its own instruction set. This file is baseline x86-64 code.
+#include <fmt/format.h>
+
+#include "brick/core/error.hpp"
+#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/kquants.hpp"
+#include "quant/kernels/dot_kernels.hpp"
+
+namespace brick::quant {
+namespace {
+
+std::string_view missing_feature(DotIsa isa) {
+  const CpuFeatures& features = cpu_features();
+  const Backend needs = isa == DotIsa::Avx2 ? Backend::Avx2 : Backend::Avx512;
+  return brick::missing_feature(needs, features).value_or("AVX-512 VNNI");
+}
+
+template <class Kernel>
+Kernel pick(DotIsa isa, Kernel scalar, Kernel avx2, Kernel avx512, Kernel avx512vnni) {
+  if (!is_supported(isa)) throw BackendUnavailable(name(isa), missing_feature(isa));
+  switch (isa) {
+    case DotIsa::Scalar: return scalar;
+    case DotIsa::Avx2: return avx2;
+    case DotIsa::Avx512: return avx512;
+    case DotIsa::Avx512Vnni: return avx512vnni;
+  }
+  return scalar;
+}
+
+template <class Block>
+void require_same_blocks(std::span<const Block> w, std::span<const BlockQ8K> x, std::string_view what) {
+  if (w.size() != x.size()) {
+    throw InvalidArgument(fmt::format("{}: the weight row has {} blocks but the Q8_K row has {}",
+                                      what, w.size(), x.size()));
+  }
+}
+
+}  // namespace
+
+std::string_view name(DotIsa isa) noexcept {
+  switch (isa) {
+    case DotIsa::Scalar: return "scalar";
+    case DotIsa::Avx2: return "avx2";
+    case DotIsa::Avx512: return "avx512";
+    case DotIsa::Avx512Vnni: return "avx512vnni";
+  }
+  return "unknown";
+}
+
+bool is_supported(DotIsa isa, const CpuFeatures& features) noexcept {
+  switch (isa) {
+    case DotIsa::Scalar: return true;
+    case DotIsa::Avx2: return brick::is_supported(Backend::Avx2, features);
+    case DotIsa::Avx512: return brick::is_supported(Backend::Avx512, features);
+    case DotIsa::Avx512Vnni:
+      return brick::is_supported(Backend::Avx512, features) && features.avx512vnni;
+  }
+  return false;
+}
+
+DotIsa dot_isa(Backend backend) {
+  switch (resolve(backend)) {
+    case Backend::Avx2: return DotIsa::Avx2;
+    case Backend::Avx512:
+      return is_supported(DotIsa::Avx512Vnni) ? DotIsa::Avx512Vnni : DotIsa::Avx512;
+    case Backend::Auto:
+    case Backend::Scalar: break;
+  }
+  return DotIsa::Scalar;
+}
+
+DotQ5KKernel dot_q5k_q8k_kernel(DotIsa isa) {
+  return pick<DotQ5KKernel>(isa, kernels::dot_q5k_q8k_scalar, kernels::dot_q5k_q8k_avx2,
+                            kernels::dot_q5k_q8k_avx512, kernels::dot_q5k_q8k_avx512vnni);
+}
+
+DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa) {
+  return pick<DotQ6KKernel>(isa, kernels::dot_q6k_q8k_scalar, kernels::dot_q6k_q8k_avx2,
+                            kernels::dot_q6k_q8k_avx512, kernels::dot_q6k_q8k_avx512vnni);
+}
+
+float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {
+  require_same_blocks(w, x, "dot_q5k_q8k");
+  return dot_q5k_q8k_kernel(dot_isa(backend))(w.data(), x.data(), w.size());
+}
+
+float dot_q6k_q8k(std::span<const BlockQ6K> w, std::span<const BlockQ8K> x, Backend backend) {
+  require_same_blocks(w, x, "dot_q6k_q8k");
+  return dot_q6k_q8k_kernel(dot_isa(backend))(w.data(), x.data(), w.size());
+}
+
+}  // namespace brick::quant

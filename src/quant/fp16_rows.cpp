@@ -1,0 +1,38 @@
+// Row conversions between fp16 and fp32: dispatch between the portable reference and F16C.
+#include <fmt/format.h>
+
+#include "brick/core/error.hpp"
+#include "brick/quant/fp16.hpp"
+#include "quant/kernels/fp16_f16c.hpp"
+
+namespace brick::quant {
+namespace {
+
+void require_same_size(const char* function, std::size_t in, std::size_t out) {
+  if (in != out) {
+    throw InvalidArgument(fmt::format("{}: {} inputs but room for {} outputs; the sizes must match",
+                                      function, in, out));
+  }
+}
+
+}  // namespace
+
+void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out, Backend backend) {
+  require_same_size("fp16_to_fp32_row", in.size(), out.size());
+  if (resolve(backend) == Backend::Scalar) {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_to_fp32(in[i]);
+  } else {
+    kernels::fp16_to_fp32_f16c(in.data(), out.data(), in.size());
+  }
+}
+
+void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out, Backend backend) {
+  require_same_size("fp32_to_fp16_row", in.size(), out.size());
+  if (resolve(backend) == Backend::Scalar) {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp32_to_fp16(in[i]);
+  } else {
+    kernels::fp32_to_fp16_f16c(in.data(), out.data(), in.size());
+  }
+}
+
+}  // namespace brick::quant

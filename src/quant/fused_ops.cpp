@@ -1,0 +1,99 @@
+#include "brick/quant/fused_ops.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+#include "brick/core/error.hpp"
+#include "quant/matvec_rows.hpp"
+
+namespace brick::quant {
+namespace {
+
+void require_input(std::string_view op, std::size_t hidden, std::size_t x, std::size_t outputs,
+                   std::size_t out) {
+  if (x != hidden || out != outputs) {
+    throw InvalidArgument(fmt::format("{}: needs {} input values and {} outputs; got {} and {}", op,
+                                      hidden, outputs, x, out));
+  }
+}
+
+// Quantizing x: per value an absolute value, a compare, a multiply and a round; plus one store.
+constexpr double kQuantizeFlopsPerValue = 4.0;
+
+// ggml's silu: x / (1 + e^-x), in float.
+inline float silu(float x) noexcept { return x / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
+FusedQKVOp::FusedQKVOp(KQuantMatrix wq, KQuantMatrix wk, KQuantMatrix wv, std::size_t n_heads,
+                       std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool)
+    : wq_(wq), wk_(wk), wv_(wv), n_heads_(n_heads), n_kv_heads_(n_kv_heads), head_dim_(head_dim), pool_(&pool) {
+  validate(wq_, "FusedQKVOp Wq");
+  validate(wk_, "FusedQKVOp Wk");
+  validate(wv_, "FusedQKVOp Wv");
+  if (n_heads == 0 || n_kv_heads == 0 || head_dim == 0 || n_heads % n_kv_heads != 0) {
+    throw InvalidArgument(fmt::format("FusedQKVOp: {} heads, {} KV heads of {}: every count must be "
+                                      "positive and the KV heads must divide the heads",
+                                      n_heads, n_kv_heads, head_dim));
+  }
+  if (rows(wq_) != q_size() || rows(wk_) != kv_size() || rows(wv_) != kv_size() ||
+      cols(wk_) != cols(wq_) || cols(wv_) != cols(wq_)) {
+    throw InvalidArgument(fmt::format(
+        "FusedQKVOp: Wq {}x{}, Wk {}x{}, Wv {}x{}; expected {}x{h}, {}x{h}, {}x{h} (h = hidden size)",
+        rows(wq_), cols(wq_), rows(wk_), cols(wk_), rows(wv_), cols(wv_), q_size(), kv_size(), kv_size(),
+        fmt::arg("h", cols(wq_))));
+  }
+}
+
+OpCost FusedQKVOp::cost(const Input&) const noexcept {
+  const auto h = static_cast<double>(hidden());
+  const auto outputs = static_cast<double>(q_size() + 2 * kv_size());
+  return OpCost{1, 2.0 * outputs * h + kQuantizeFlopsPerValue * h,
+                bytes(wq_) + bytes(wk_) + bytes(wv_) + 4.0 * h + 4.0 * outputs};
+}
+
+void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
+  require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
+  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x);
+  const DotIsa isa = dot_isa(backend);
+  const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
+                                                    detail::row_source(wv_, isa)};
+  pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, xq, range, out); });
+}
+
+FusedGateUpOp::FusedGateUpOp(KQuantMatrix gate, KQuantMatrix up, ThreadPool& pool)
+    : gate_(gate), up_(up), pool_(&pool) {
+  validate(gate_, "FusedGateUpOp gate");
+  validate(up_, "FusedGateUpOp up");
+  if (rows(gate_) != rows(up_) || cols(gate_) != cols(up_)) {
+    throw InvalidArgument(fmt::format("FusedGateUpOp: gate is {}x{} but up is {}x{}; they must match",
+                                      rows(gate_), cols(gate_), rows(up_), cols(up_)));
+  }
+}
+
+OpCost FusedGateUpOp::cost(const Input&) const noexcept {
+  const auto h = static_cast<double>(hidden());
+  const auto outputs = static_cast<double>(rows(gate_));
+  // Two dot products per output, then silu (negate, exp, add, divide) and the product.
+  constexpr double kActivationFlops = 5.0;
+  return OpCost{1, 4.0 * outputs * h + kQuantizeFlopsPerValue * h + kActivationFlops * outputs,
+                bytes(gate_) + bytes(up_) + 4.0 * h + 4.0 * outputs};
+}
+
+void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
+  require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
+  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x);
+  const DotIsa isa = dot_isa(backend);
+  const detail::RowSource gate = detail::row_source(gate_, isa);
+  const detail::RowSource up = detail::row_source(up_, isa);
+  pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
+    // Row by row, so the gate result waits in a register for its up row: no second buffer.
+    for (std::size_t row = range.begin; row < range.end; ++row) {
+      out[row] = silu(detail::dot_row(gate, row, xq)) * detail::dot_row(up, row, xq);
+    }
+  });
+}
+
+}  // namespace brick::quant

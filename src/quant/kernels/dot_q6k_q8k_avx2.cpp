@@ -1,0 +1,96 @@
+// Q6_K·Q8_K with AVX2. The 6-bit quants are used unsigned (0..63) so that _mm256_maddubs_epi16 can
+// multiply them with the signed Q8_K quants; the -32 offset is removed once per super-block through
+// Q8_K's group sums: sum(sc_j * (q-32) . y) = sum(sc_j * q . y) - 32 * sum(sc_j * bsum_j).
+// maddubs cannot saturate here: two products of at most 63 * 128 stay below 2^15.
+// Each block's integer sum is reduced exactly before its float scale is applied (four blocks per
+// reduction), so the only rounding is one float multiply-add per block, as in the reference.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "quant/kernels/dot_kernels.hpp"
+
+namespace brick::quant::kernels {
+namespace {
+
+// The sub-block scales of chunk c (32 values = sub-blocks 2c and 2c+1), widened to 16 int16 lanes:
+// the first 8 lanes hold scale 2c and the last 8 scale 2c+1, matching maddubs' output lanes.
+inline __m256i chunk_scales(__m128i scales, int c) {
+  const __m128i pick = _mm_add_epi8(_mm_set_epi64x(0x0101010101010101, 0),
+                                    _mm_set1_epi8(static_cast<char>(2 * c)));
+  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, pick));
+}
+
+// The block's integer sum sum_j sc_j * (q - 32) . y, spread over 8 int32 lanes.
+inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
+  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
+  const __m256i high_bits = _mm256_set1_epi8(0x30);
+  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+  __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                 _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
+  for (int half = 0; half < 2; ++half) {
+    const std::uint8_t* ql = w.ql + 64 * half;
+    const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+    const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * half));
+    const __m256i q[4] = {
+        _mm256_or_si256(_mm256_and_si256(ql0, low_nibble),
+                        _mm256_and_si256(_mm256_slli_epi16(qh, 4), high_bits)),
+        _mm256_or_si256(_mm256_and_si256(ql1, low_nibble),
+                        _mm256_and_si256(_mm256_slli_epi16(qh, 2), high_bits)),
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low_nibble),
+                        _mm256_and_si256(qh, high_bits)),
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low_nibble),
+                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), high_bits)),
+    };
+    for (int k = 0; k < 4; ++k) {
+      const int chunk = 4 * half + k;
+      const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * chunk));
+      const __m256i products = _mm256_maddubs_epi16(q[k], y);
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, chunk_scales(scales, chunk)));
+    }
+  }
+  return sum;
+}
+
+// [sum(v0), sum(v1), sum(v2), sum(v3)], exact.
+inline __m128i lane_sums(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+  const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+  return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+}
+
+inline float scale(const BlockQ6K& w, const BlockQ8K& x) { return _cvtsh_ss(w.d) * x.d; }
+
+inline float horizontal_sum(__m128 v) {
+  v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+  v = _mm_add_ss(v, _mm_movehdup_ps(v));
+  return _mm_cvtss_f32(v);
+}
+
+}  // namespace
+
+float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+  __m128 acc = _mm_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    const __m128i sums = lane_sums(block_sum(w[b], x[b]), block_sum(w[b + 1], x[b + 1]),
+                                   block_sum(w[b + 2], x[b + 2]), block_sum(w[b + 3], x[b + 3]));
+    const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
+                                scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
+    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
+  }
+  if (b < blocks) {
+    __m256i v[4] = {};
+    alignas(16) float d[4] = {};
+    for (std::size_t i = 0; b + i < blocks; ++i) {
+      v[i] = block_sum(w[b + i], x[b + i]);
+      d[i] = scale(w[b + i], x[b + i]);
+    }
+    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(v[0], v[1], v[2], v[3])), acc);
+  }
+  return horizontal_sum(acc);
+}
+
+}  // namespace brick::quant::kernels

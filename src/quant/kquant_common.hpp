@@ -1,0 +1,43 @@
+#pragma once
+// Pieces shared by the k-quant (de)quantizers. These mirror ggml's reference arithmetic operation for
+// operation: the bytes of a quantized row depend on every rounding step, so the order of float
+// operations below is part of the format. ggml's reference is built without FMA, so a*b+c must
+// never be contracted into one here either, even when this file is built with -mfma or
+// -march=native: the pragma below keeps every product rounded (it applies to the including file).
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "brick/core/error.hpp"
+#include "brick/quant/kquants.hpp"
+
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace brick::quant::detail {
+
+// Round to nearest, ties to even, the way ggml does: adding 1.5 * 2^23 leaves the rounded integer
+// in the low mantissa bits. Only exact for |value| <= 2^22; outside that range (and for NaN or
+// infinities, which some degenerate rows produce) it yields the same garbage ggml's does, which is
+// what keeps the bytes identical.
+inline int nearest_int(float value) noexcept {
+  const float shifted = value + 12582912.0f;
+  return static_cast<int>(std::bit_cast<std::uint32_t>(shifted) & 0x007FFFFFu) - 0x00400000;
+}
+
+// Throws InvalidArgument unless `values` is exactly 256 * `blocks`.
+inline void require_whole_blocks(const char* function, std::size_t values, std::size_t blocks) {
+  if (values != kBlockSize * blocks) {
+    throw InvalidArgument(fmt::format(
+        "{}: {} float values for {} blocks; a k-quant block holds exactly {} values, so the float "
+        "span must have 256 * blocks = {} values",
+        function, values, blocks, kBlockSize, kBlockSize * blocks));
+  }
+}
+
+}  // namespace brick::quant::detail

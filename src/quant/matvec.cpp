@@ -1,0 +1,98 @@
+#include "brick/quant/matvec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "brick/core/error.hpp"
+#include "quant/matvec_rows.hpp"
+
+namespace brick::quant {
+
+std::size_t rows(const KQuantMatrix& w) noexcept {
+  return std::visit([](const auto& m) { return m.rows; }, w);
+}
+
+std::size_t cols(const KQuantMatrix& w) noexcept {
+  return std::visit([](const auto& m) { return m.cols; }, w);
+}
+
+double bytes(const KQuantMatrix& w) noexcept {
+  return std::visit([](const auto& m) { return m.bytes(); }, w);
+}
+
+void validate(const KQuantMatrix& w, std::string_view what) {
+  std::visit(
+      [what](const auto& m) {
+        if (m.cols == 0 || m.cols % kBlockSize != 0) {
+          throw InvalidArgument(fmt::format("{}: {} columns; k-quant rows need a positive multiple of {}",
+                                            what, m.cols, kBlockSize));
+        }
+        if (m.blocks.size() != m.rows * m.blocks_per_row()) {
+          throw InvalidArgument(fmt::format("{}: {} blocks for {} rows of {} columns; expected {}", what,
+                                            m.blocks.size(), m.rows, m.cols, m.rows * m.blocks_per_row()));
+        }
+      },
+      w);
+}
+
+namespace detail {
+
+RowSource row_source(const KQuantMatrix& w, DotIsa isa) {
+  RowSource source;
+  if (const auto* q5 = std::get_if<Q5KMatrix>(&w)) {
+    source = {q5->blocks.data(), q5->rows, q5->blocks_per_row() * sizeof(BlockQ5K), dot_q5k_q8k_kernel(isa), nullptr};
+  } else {
+    const auto& q6 = std::get<Q6KMatrix>(w);
+    source = {q6.blocks.data(), q6.rows, q6.blocks_per_row() * sizeof(BlockQ6K), nullptr, dot_q6k_q8k_kernel(isa)};
+  }
+  return source;
+}
+
+void dot_rows(std::span<const RowSource> sources, std::span<const BlockQ8K> xq, Range range,
+              std::span<float> out) noexcept {
+  std::size_t first_row = 0;  // global index of the current source's row 0
+  for (const RowSource& source : sources) {
+    const std::size_t begin = std::max(range.begin, first_row);
+    const std::size_t end = std::min(range.end, first_row + source.rows);
+    for (std::size_t row = begin; row < end; ++row) out[row] = dot_row(source, row - first_row, xq);
+    first_row += source.rows;
+  }
+}
+
+std::span<const BlockQ8K> quantize_activation(std::span<const float> x) {
+  thread_local std::vector<BlockQ8K> scratch;
+  const std::size_t blocks = x.size() / kBlockSize;
+  if (scratch.size() < blocks) scratch.resize(blocks);
+  const std::span<BlockQ8K> out(scratch.data(), blocks);
+  quantize_q8k(x, out);
+  return out;
+}
+
+}  // namespace detail
+
+void matvec(const KQuantMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
+            Backend backend) {
+  validate(w, "matvec");
+  if (xq.size() * kBlockSize != cols(w) || y.size() != rows(w)) {
+    throw InvalidArgument(fmt::format("matvec: a {}x{} matrix needs {} Q8_K blocks in and {} floats out; got {} and {}",
+                                      rows(w), cols(w), cols(w) / kBlockSize, rows(w), xq.size(), y.size()));
+  }
+  const detail::RowSource source = detail::row_source(w, dot_isa(backend));
+  pool.parallel_for(rows(w), [&](Range range, std::size_t) {
+    detail::dot_rows(std::span(&source, 1), xq, range, y);
+  });
+}
+
+void matvec(const KQuantMatrix& w, std::span<const float> x, std::span<float> y, ThreadPool& pool,
+            Backend backend) {
+  validate(w, "matvec");
+  if (x.size() != cols(w)) {
+    throw InvalidArgument(fmt::format("matvec: a {}x{} matrix needs {} input values; got {}", rows(w),
+                                      cols(w), cols(w), x.size()));
+  }
+  matvec(w, detail::quantize_activation(x), y, pool, backend);
+}
+
+}  // namespace brick::quant

@@ -1,0 +1,40 @@
+#pragma once
+// The row loop shared by matvec and the fused projections: several weight matrices that read the
+// same Q8_K activation are laid end to end as one range of rows, so a single balance211 split over
+// the pool covers all of them in one parallel pass.
+#include <array>
+#include <cstddef>
+#include <span>
+
+#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/matvec.hpp"
+
+namespace brick::quant::detail {
+
+// The rows of one matrix with the kernel picked for it.
+struct RowSource {
+  const void* blocks = nullptr;
+  std::size_t rows = 0;
+  std::size_t row_bytes = 0;
+  DotQ5KKernel q5k = nullptr;  // exactly one of the two is set
+  DotQ6KKernel q6k = nullptr;
+};
+
+RowSource row_source(const KQuantMatrix& w, DotIsa isa);
+
+// Row `row` of `source` (a local row index) dotted with xq.
+inline float dot_row(const RowSource& source, std::size_t row, std::span<const BlockQ8K> xq) noexcept {
+  const void* w = static_cast<const unsigned char*>(source.blocks) + row * source.row_bytes;
+  return source.q5k != nullptr ? source.q5k(static_cast<const BlockQ5K*>(w), xq.data(), xq.size())
+                               : source.q6k(static_cast<const BlockQ6K*>(w), xq.data(), xq.size());
+}
+
+// out[r] = row r . xq for the global rows [range.begin, range.end) of `sources` laid end to end.
+// `out` holds one float per global row.
+void dot_rows(std::span<const RowSource> sources, std::span<const BlockQ8K> xq, Range range,
+              std::span<float> out) noexcept;
+
+// xq for x, in the calling thread's scratch buffer (valid until the thread's next call).
+std::span<const BlockQ8K> quantize_activation(std::span<const float> x);
+
+}  // namespace brick::quant::detail

@@ -1,0 +1,85 @@
+#include "brick/ops/matvec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "brick/core/error.hpp"
+#include "brick/ops/dot.hpp"
+#include "ops/backend_test.hpp"
+#include "support/random_data.hpp"
+
+namespace brick::ops {
+namespace {
+
+using test::BackendTest;
+
+class MatvecTest : public BackendTest {};
+class MatvecVersusScalar : public BackendTest {};
+
+TEST_P(MatvecTest, HandComputed) {
+  const std::vector<float> w = {1.0f,  2.0f, 3.0f,  //
+                                -1.0f, 0.5f, 4.0f};
+  const std::vector<float> x = {2.0f, -2.0f, 0.25f};
+  std::vector<float> y(2);
+  matvec(w, 2, 3, x, y, backend());
+  EXPECT_EQ(y, (std::vector<float>{2.0f - 4.0f + 0.75f, -2.0f - 1.0f + 1.0f}));
+}
+
+TEST_P(MatvecTest, EachRowIsExactlyThatBackendsDot) {
+  // Odd shapes: every row-block remainder (1..3 rows past a multiple of 4) and every column tail.
+  for (std::size_t rows : {1, 2, 3, 5, 6, 7, 17, 33}) {
+    for (std::size_t cols : brick::test::kAwkwardLengths) {
+      const std::vector<float> w = brick::test::normal(rows * cols, rows + cols);
+      const std::vector<float> x = brick::test::normal(cols, cols);
+      std::vector<float> y(rows);
+      matvec(w, rows, cols, x, y, backend());
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float expected = dot(std::span(w).subspan(r * cols, cols), x, backend());
+        ASSERT_EQ(y[r], expected) << rows << " x " << cols << " row " << r;
+      }
+    }
+  }
+}
+
+TEST_P(MatvecTest, BadArgumentsThrow) {
+  std::vector<float> w(12);
+  std::vector<float> x(4);
+  std::vector<float> y(3);
+  EXPECT_THROW(matvec(w, 0, 4, {}, {}, backend()), InvalidArgument);
+  EXPECT_THROW(matvec(w, 3, 0, {}, y, backend()), InvalidArgument);
+  EXPECT_THROW(matvec(w, 4, 4, x, y, backend()), InvalidArgument);  // w too small
+  EXPECT_THROW(matvec(w, 3, 4, std::span(x).first(3), y, backend()), InvalidArgument);
+  EXPECT_THROW(matvec(w, 3, 4, x, std::span(y).first(2), backend()), InvalidArgument);
+  const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
+  EXPECT_THROW(matvec(w, huge, 4, x, y, backend()), InvalidArgument);  // rows * cols overflows
+  // The output must not alias an input: every row reads all of x.
+  std::vector<float> xy(4);
+  std::vector<float> square(16);
+  EXPECT_THROW(matvec(square, 4, 4, xy, xy, backend()), InvalidArgument);
+  EXPECT_THROW(matvec(square, 4, 4, x, std::span(square).first(4), backend()), InvalidArgument);
+}
+
+TEST_P(MatvecVersusScalar, OddShapesWithinTheBrickTolerance) {
+  for (std::size_t rows : {1, 3, 4, 9, 64, 129}) {
+    for (std::size_t cols : brick::test::kAwkwardLengths) {
+      // Projection-like magnitudes: small weights, unit activations.
+      const std::vector<float> w = brick::test::normal(rows * cols, rows * cols, 0.0f, 0.05f);
+      const std::vector<float> x = brick::test::normal(cols, cols + 1);
+      std::vector<float> expected(rows);
+      std::vector<float> actual(rows);
+      matvec(w, rows, cols, x, expected, Backend::Scalar);
+      matvec(w, rows, cols, x, actual, backend());
+      const AssertionOutcome outcome = test::compare(actual, expected, MatvecOp::equivalence());
+      EXPECT_TRUE(outcome.passed) << rows << " x " << cols << ": " << outcome.summary();
+    }
+  }
+}
+
+BRICK_OPS_INSTANTIATE(MatvecTest, test::kAllBackends);
+BRICK_OPS_INSTANTIATE(MatvecVersusScalar, test::kSimdBackends);
+
+}  // namespace
+}  // namespace brick::ops

@@ -1,0 +1,209 @@
+// Every dot kernel variant against an independent exact evaluation and against the scalar reference,
+// on random blocks (every byte pattern), ggml's golden vectors, and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "brick/core/error.hpp"
+#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/kquants.hpp"
+#include "quant/kquant_blocks.hpp"
+
+namespace brick::quant {
+namespace {
+
+using test::exact_dot;
+using test::random_q8k;
+
+struct Q5K {
+  using Block = BlockQ5K;
+  static constexpr const char* kGgmlName = "q5_K";
+  static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q5k(blocks, seed); }
+  static DotQ5KKernel kernel(DotIsa isa) { return dot_q5k_q8k_kernel(isa); }
+  static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q5k_q8k(w, x, b); }
+};
+
+struct Q6K {
+  using Block = BlockQ6K;
+  static constexpr const char* kGgmlName = "q6_K";
+  static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q6k(blocks, seed); }
+  static DotQ6KKernel kernel(DotIsa isa) { return dot_q6k_q8k_kernel(isa); }
+  static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q6k_q8k(w, x, b); }
+};
+
+template <class T>
+class DotTest : public ::testing::Test {};
+using Formats = ::testing::Types<Q5K, Q6K>;
+TYPED_TEST_SUITE(DotTest, Formats);
+
+// Float summation order differs between variants; the integer parts may not.
+constexpr double kRelativeTolerance = 1e-6;
+
+std::vector<DotIsa> supported_isas() {
+  std::vector<DotIsa> out;
+  for (DotIsa isa : kDotIsas) {
+    if (is_supported(isa)) out.push_back(isa);
+  }
+  return out;
+}
+
+TYPED_TEST(DotTest, EveryVariantMatchesTheExactValueOnRandomBlocks) {
+  for (std::size_t blocks : {1u, 2u, 3u, 7u, 16u, 17u, 56u}) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      const auto w = TypeParam::random(blocks, seed);
+      const auto x = random_q8k(blocks, seed * 7919);
+      const test::ExactDot expected = exact_dot(w, x);
+      for (DotIsa isa : supported_isas()) {
+        const float got = TypeParam::kernel(isa)(w.data(), x.data(), blocks);
+        EXPECT_NEAR(got, expected.value, kRelativeTolerance * expected.magnitude)
+            << name(isa) << " blocks=" << blocks << " seed=" << seed;
+      }
+    }
+  }
+}
+
+TYPED_TEST(DotTest, IntegerPartsAreExact) {
+  // With every float scale 1 the result is the integer sum itself, small enough for a float.
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    auto w = TypeParam::random(2, seed);
+    auto x = random_q8k(2, seed + 1000, -40, 40);
+    for (auto& block : w) {
+      block.d = fp32_to_fp16(1.0f);
+      if constexpr (std::is_same_v<TypeParam, Q5K>) block.dmin = fp32_to_fp16(1.0f);
+    }
+    for (auto& block : x) block.d = 1.0f;
+    const test::ExactDot expected = exact_dot(w, x);
+    ASSERT_LT(std::abs(expected.integer), 1 << 24);
+    for (DotIsa isa : supported_isas()) {
+      EXPECT_EQ(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), static_cast<float>(expected.integer))
+          << name(isa) << " seed=" << seed;
+    }
+  }
+}
+
+TYPED_TEST(DotTest, ExtremeQuantsDoNotSaturate) {
+  // Largest weight quants against -128 and 127 activations: the worst case for 16-bit pair sums.
+  auto w = TypeParam::random(4, 3);
+  for (auto& block : w) {
+    if constexpr (std::is_same_v<TypeParam, Q5K>) {
+      std::fill(std::begin(block.qs), std::end(block.qs), 0xFF);
+      std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
+      std::fill(std::begin(block.scales), std::end(block.scales), 0xFF);
+    } else {
+      std::fill(std::begin(block.ql), std::end(block.ql), 0xFF);
+      std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
+      std::fill(std::begin(block.scales), std::end(block.scales), static_cast<std::int8_t>(-128));
+    }
+  }
+  for (int fill : {-128, 127}) {
+    auto x = random_q8k(4, 9, fill, fill);
+    const test::ExactDot expected = exact_dot(w, x);
+    for (DotIsa isa : supported_isas()) {
+      EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), expected.value,
+                  kRelativeTolerance * expected.magnitude)
+          << name(isa) << " fill=" << fill;
+    }
+  }
+}
+
+TYPED_TEST(DotTest, EveryVariantAgreesWithScalar) {
+  const auto w = TypeParam::random(16, 42);
+  const auto x = random_q8k(16, 43);
+  const test::ExactDot expected = exact_dot(w, x);
+  const float scalar = TypeParam::kernel(DotIsa::Scalar)(w.data(), x.data(), w.size());
+  for (DotIsa isa : supported_isas()) {
+    EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), scalar,
+                kRelativeTolerance * expected.magnitude)
+        << name(isa);
+  }
+}
+
+TYPED_TEST(DotTest, PublicDotValidatesSizesAndHonoursTheBackend) {
+  const auto w = TypeParam::random(3, 5);
+  const auto x = random_q8k(4, 6);
+  EXPECT_THROW(TypeParam::dot(w, x, Backend::Scalar), InvalidArgument);
+  EXPECT_THROW(TypeParam::dot(w, std::span(x).first(2), Backend::Auto), InvalidArgument);
+  EXPECT_EQ(TypeParam::dot({}, {}, Backend::Auto), 0.0f);
+  const auto x3 = std::span(x).first(3);
+  for (Backend backend : kConcreteBackends) {
+    if (!brick::is_supported(backend)) continue;
+    EXPECT_EQ(TypeParam::dot(w, x3, backend), TypeParam::kernel(dot_isa(backend))(w.data(), x3.data(), 3))
+        << name(backend);
+  }
+}
+
+TEST(DotDispatch, Avx512RunsTheVnniVariantWhereTheCpuHasIt) {
+  EXPECT_EQ(dot_isa(Backend::Scalar), DotIsa::Scalar);
+  if (brick::is_supported(Backend::Avx2)) {
+    EXPECT_EQ(dot_isa(Backend::Avx2), DotIsa::Avx2);
+  }
+  if (brick::is_supported(Backend::Avx512)) {
+    EXPECT_EQ(dot_isa(Backend::Avx512),
+              cpu_features().avx512vnni ? DotIsa::Avx512Vnni : DotIsa::Avx512);
+  }
+  CpuFeatures none;
+  EXPECT_TRUE(is_supported(DotIsa::Scalar, none));
+  EXPECT_FALSE(is_supported(DotIsa::Avx2, none));
+  EXPECT_FALSE(is_supported(DotIsa::Avx512Vnni, none));
+}
+
+// ggml's golden vectors: weight rows and Q8_K rows as ggml quantized them, and the value ggml's own
+// vec_dot returned for them.
+std::map<std::string, std::string> read_golden() {
+  std::ifstream in(std::string(BRICK_SOURCE_DIR) + "/../shared/ggml-golden/kquant-vectors.txt");
+  std::map<std::string, std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.find(' ');
+    lines[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return lines;
+}
+
+template <class Block>
+std::vector<Block> blocks_from_hex(const std::string& field) {
+  std::istringstream in(field);
+  std::size_t bytes = 0;
+  std::string hex;
+  in >> bytes >> hex;
+  std::vector<Block> out(bytes / sizeof(Block));
+  auto* raw = reinterpret_cast<unsigned char*>(out.data());
+  for (std::size_t i = 0; i < out.size() * sizeof(Block); ++i) {
+    raw[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  }
+  return out;
+}
+
+TYPED_TEST(DotTest, MatchesGgmlGoldenVectors) {
+  const auto golden = read_golden();
+  ASSERT_FALSE(golden.empty()) << "../shared/ggml-golden/kquant-vectors.txt not found";
+  int checked = 0;
+  for (const auto& [key, value] : golden) {
+    const std::string suffix = ".quant_hex";
+    if (key.size() < suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string row = key.substr(0, key.size() - suffix.size());
+    if (row.find(TypeParam::kGgmlName) == std::string::npos) continue;
+    const auto w = blocks_from_hex<typename TypeParam::Block>(value);
+    const auto x = blocks_from_hex<BlockQ8K>(golden.at(row + ".q8K_hex"));
+    ASSERT_EQ(w.size(), x.size()) << row;
+    const double ggml = std::stod(golden.at(row + ".vec_dot_cpu"));
+    const test::ExactDot expected = exact_dot(w, x);
+    for (DotIsa isa : supported_isas()) {
+      EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), ggml,
+                  kRelativeTolerance * expected.magnitude + 1e-6)
+          << name(isa) << " " << row;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace brick::quant

@@ -1,0 +1,269 @@
+// Differential tests against the live ggml oracle (tests/support/ggml_oracle.hpp): on thousands of
+// rows of random, adversarial and structured data, Brick's quantizers produce ggml's bytes and its
+// dequantizers ggml's floats, bit for bit. Without the oracle these tests fail and say how to
+// install it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "brick/quant/kquants.hpp"
+#include "kquant_testing.hpp"
+#include "support/ggml_oracle.hpp"
+#include "support/random_data.hpp"
+
+namespace brick::test {
+namespace {
+
+using quant::BlockQ5K;
+using quant::BlockQ6K;
+using quant::BlockQ8K;
+using quant::kBlockSize;
+
+struct Row {
+  std::string name;
+  std::vector<float> values;
+};
+
+// One 256-value block of a structured kind that targets a specific rule of the quantizers.
+std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small_int(-64, 64);
+  std::uniform_int_distribution<std::size_t> index(0, kBlockSize - 1);
+  std::vector<float> x(kBlockSize);
+  const float scale = std::ldexp(1.0f, std::uniform_int_distribution<int>(-20, 20)(rng));
+  switch (kind) {
+    case 0:  // halves and quarters of a power of two: many exact rounding ties
+      for (float& v : x) v = small_int(rng) * 0.25f * scale;
+      break;
+    case 1:  // one loud sub-block, the others so quiet their 6/8-bit scales round to zero
+      for (float& v : x) v = unit(rng) * 1e-4f * scale;
+      for (std::size_t i = 64; i < 96; ++i) x[i] = unit(rng) * 1e3f * scale;
+      break;
+    case 2:  // sparse: mostly zeros (and negative zeros)
+      for (std::size_t i = 0; i < kBlockSize; ++i) x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+      for (int k = 0; k < 5; ++k) x[index(rng)] = unit(rng) * scale;
+      break;
+    case 3:  // constant sub-blocks of different levels and signs
+      for (std::size_t i = 0; i < kBlockSize; ++i) x[i] = static_cast<float>(int(i / 16) - 8) * scale;
+      break;
+    case 4:  // all positive (Q5_K's min clamps to zero) with a large offset
+      for (float& v : x) v = (2.0f + unit(rng)) * scale;
+      break;
+    case 5:  // all negative, the largest magnitude negative
+      for (float& v : x) v = -(2.0f + unit(rng)) * scale;
+      break;
+    case 6:  // normal numbers mixed with subnormals
+      for (std::size_t i = 0; i < kBlockSize; ++i) {
+        x[i] = (i % 2) ? unit(rng) * 1e-40f : unit(rng) * 1e-3f;
+      }
+      break;
+    case 7:  // a single spike in a quiet block, positive or negative
+      for (float& v : x) v = unit(rng) * 1e-2f;
+      x[index(rng)] = (rng() & 1 ? 1.0f : -1.0f) * 1e4f * scale;
+      break;
+    case 8:  // values near the float range limit: squares overflow to infinity
+      for (float& v : x) v = unit(rng) * 3e38f;
+      break;
+    case 9:  // Q5_K sub-blocks spanning 0..31.6, integers with a few half-integers: one candidate
+             // inverse scale, (31 - 0.5 + 0.1 * 11) / 31.6, is 1 or just below 1 depending on the
+             // order of its float operations, which decides how the halves round; ggml's order wins
+      for (std::size_t i = 0; i < kBlockSize; ++i) {
+        const int whole = std::uniform_int_distribution<int>(0, 31)(rng);
+        const bool half = std::uniform_int_distribution<int>(0, 7)(rng) == 0;
+        x[i] = (i % 32 == 0 ? 31.6f : i % 32 == 1 ? 0.0f : whole + (half ? 0.5f : 0.0f)) * scale;
+      }
+      break;
+    default:  // plain uniform at a random scale
+      for (float& v : x) v = unit(rng) * scale;
+      break;
+  }
+  return x;
+}
+
+constexpr std::size_t kStructuredKinds = 11;
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> all = [] {
+    std::vector<Row> out;
+    std::uint64_t seed = 1;
+    for (const std::size_t n : {256u, 768u, 4096u, 16384u}) {
+      for (auto& p : adversarial_patterns(n, seed++)) {
+        out.push_back({p.name + "/n" + std::to_string(n), std::move(p.values)});
+      }
+    }
+    for (const float s : {1e-30f, 1e-6f, 1e-3f, 0.02f, 1.0f, 100.0f, 1e4f, 1e8f}) {
+      const std::string tag = "/scale" + std::to_string(s);
+      out.push_back({"normal" + tag, normal(4096, seed++, 0.0f, s)});
+      out.push_back({"uniform" + tag, uniform(4096, seed++, -s, s)});
+      out.push_back({"positive" + tag, uniform(4096, seed++, 0.0f, s)});
+      out.push_back({"negative" + tag, uniform(4096, seed++, -s, 0.0f)});
+    }
+    std::mt19937_64 rng(seed);
+    for (std::size_t b = 0; b < 2000; ++b) {
+      const std::size_t kind = b % kStructuredKinds;
+      out.push_back({"structured" + std::to_string(kind) + "/" + std::to_string(b),
+                     structured_block(kind, rng)});
+    }
+    return out;
+  }();
+  return all;
+}
+
+std::size_t total_blocks() {
+  std::size_t blocks = 0;
+  for (const Row& row : rows()) blocks += row.values.size() / kBlockSize;
+  return blocks;
+}
+
+// Compares ours with ggml's block by block; reports the first few differing blocks in hex.
+template <typename Block>
+void expect_same_blocks(const Row& row, const std::vector<Block>& ours, const std::vector<Block>& ggml,
+                        int& reported) {
+  for (std::size_t b = 0; b < ours.size(); ++b) {
+    if (std::memcmp(&ours[b], &ggml[b], sizeof(Block)) == 0) continue;
+    ADD_FAILURE() << row.name << " block " << b << " differs\n  ours " << to_hex(std::vector<Block>{ours[b]})
+                  << "\n  ggml " << to_hex(std::vector<Block>{ggml[b]});
+    if (++reported >= 5) return;
+  }
+}
+
+void expect_same_floats(const std::string& what, std::span<const float> ours,
+                        std::span<const float> ggml, int& reported) {
+  const std::ptrdiff_t at = first_bit_difference(ours, ggml);
+  if (at < 0) return;
+  ADD_FAILURE() << what << ": first differing value at " << at << ": ours " << ours[at] << ", ggml "
+                << ggml[at];
+  ++reported;
+}
+
+class KQuantOracle : public ::testing::Test {
+ protected:
+  void SetUp() override { oracle_ = &GgmlOracle::load(); }
+  const GgmlOracle& oracle() const { return *oracle_; }
+
+ private:
+  const GgmlOracle* oracle_ = nullptr;
+};
+
+TEST_F(KQuantOracle, RowSetIsLargeAndCoversAllLengths) {
+  EXPECT_GE(rows().size(), 2000u);
+  EXPECT_GE(total_blocks(), 3000u);
+  bool has_16384 = false;
+  for (const Row& row : rows()) has_16384 |= row.values.size() == 16384;
+  EXPECT_TRUE(has_16384);
+}
+
+TEST_F(KQuantOracle, Q5KQuantizeAndDequantizeMatchGgml) {
+  int reported = 0;
+  for (const Row& row : rows()) {
+    const std::size_t blocks = row.values.size() / kBlockSize;
+    std::vector<BlockQ5K> ours(blocks), ggml(blocks);
+    quant::quantize_q5k(row.values, ours);
+    oracle().quantize_q5k_ref(row.values, ggml);
+    expect_same_blocks(row, ours, ggml, reported);
+    std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
+    quant::dequantize_q5k(ggml, ours_deq);
+    oracle().dequantize_q5k(ggml, ggml_deq);
+    expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
+    if (reported >= 5) break;
+  }
+}
+
+TEST_F(KQuantOracle, Q6KQuantizeAndDequantizeMatchGgml) {
+  int reported = 0;
+  for (const Row& row : rows()) {
+    const std::size_t blocks = row.values.size() / kBlockSize;
+    std::vector<BlockQ6K> ours(blocks), ggml(blocks);
+    quant::quantize_q6k(row.values, ours);
+    oracle().quantize_q6k_ref(row.values, ggml);
+    expect_same_blocks(row, ours, ggml, reported);
+    std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
+    quant::dequantize_q6k(ggml, ours_deq);
+    oracle().dequantize_q6k(ggml, ggml_deq);
+    expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
+    if (reported >= 5) break;
+  }
+}
+
+// Both of ggml's Q8_K quantizers: the reference in libggml-base and the one the CPU library's
+// matmul uses. ggml leaves bsums unwritten for an all-zero block; its buffers start zeroed so that
+// Brick's definition (0) is what is compared.
+TEST_F(KQuantOracle, Q8KQuantizeAndDequantizeMatchGgml) {
+  int reported = 0;
+  for (const Row& row : rows()) {
+    const std::size_t blocks = row.values.size() / kBlockSize;
+    std::vector<BlockQ8K> ours(blocks), ggml_ref(blocks), ggml_cpu(blocks);
+    std::memset(ggml_ref.data(), 0, blocks * sizeof(BlockQ8K));
+    std::memset(ggml_cpu.data(), 0, blocks * sizeof(BlockQ8K));
+    quant::quantize_q8k(row.values, ours);
+    oracle().quantize_q8k_ref(row.values, ggml_ref);
+    oracle().quantize_q8k(row.values, ggml_cpu);
+    expect_same_blocks(row, ours, ggml_ref, reported);
+    expect_same_blocks(row, ours, ggml_cpu, reported);
+    std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
+    quant::dequantize_q8k(ours, ours_deq);
+    oracle().dequantize_q8k(ours, ggml_deq);
+    expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
+    if (reported >= 5) break;
+  }
+}
+
+// What llama-quantize writes into a model file (ggml_quantize_chunk, no importance matrix) for a
+// whole matrix is what Brick writes.
+TEST_F(KQuantOracle, MatrixQuantizationMatchesGgmlQuantizeChunk) {
+  constexpr std::size_t kRows = 32, kCols = 4096;
+  const std::vector<float> w = normal(kRows * kCols, 99, 0.0f, 0.02f);
+  std::vector<BlockQ5K> q5(w.size() / kBlockSize), q5_ggml(w.size() / kBlockSize);
+  std::vector<BlockQ6K> q6(w.size() / kBlockSize), q6_ggml(w.size() / kBlockSize);
+  quant::quantize_q5k(w, q5);
+  quant::quantize_q6k(w, q6);
+  oracle().quantize_chunk_q5k(w, kCols, q5_ggml);
+  oracle().quantize_chunk_q6k(w, kCols, q6_ggml);
+  EXPECT_EQ(std::memcmp(q5.data(), q5_ggml.data(), q5.size() * sizeof(BlockQ5K)), 0);
+  EXPECT_EQ(std::memcmp(q6.data(), q6_ggml.data(), q6.size() * sizeof(BlockQ6K)), 0);
+}
+
+// Dequantization of arbitrary bytes (any scales, including fp16 infinities, NaNs and subnormals,
+// any packed sub-scales and quants) gives ggml's floats bit for bit.
+template <typename Block>
+std::vector<Block> random_blocks(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Block> blocks(count);
+  auto* bytes = reinterpret_cast<unsigned char*>(blocks.data());
+  for (std::size_t i = 0; i < count * sizeof(Block); ++i) bytes[i] = static_cast<unsigned char>(rng());
+  return blocks;
+}
+
+TEST_F(KQuantOracle, DequantizingArbitraryBytesMatchesGgml) {
+  constexpr std::size_t kBlocks = 2000;
+  int reported = 0;
+  {
+    const auto blocks = random_blocks<BlockQ5K>(kBlocks, 5);
+    std::vector<float> ours(kBlocks * kBlockSize), ggml(kBlocks * kBlockSize);
+    quant::dequantize_q5k(blocks, ours);
+    oracle().dequantize_q5k(blocks, ggml);
+    expect_same_floats("random Q5_K bytes", ours, ggml, reported);
+  }
+  {
+    const auto blocks = random_blocks<BlockQ6K>(kBlocks, 6);
+    std::vector<float> ours(kBlocks * kBlockSize), ggml(kBlocks * kBlockSize);
+    quant::dequantize_q6k(blocks, ours);
+    oracle().dequantize_q6k(blocks, ggml);
+    expect_same_floats("random Q6_K bytes", ours, ggml, reported);
+  }
+  {
+    const auto blocks = random_blocks<BlockQ8K>(kBlocks, 8);
+    std::vector<float> ours(kBlocks * kBlockSize), ggml(kBlocks * kBlockSize);
+    quant::dequantize_q8k(blocks, ours);
+    oracle().dequantize_q8k(blocks, ggml);
+    expect_same_floats("random Q8_K bytes", ours, ggml, reported);
+  }
+}
+
+}  // namespace
+}  // namespace brick::test

@@ -10,6 +10,8 @@
 
 #include "brick/core/layer_run_stats.hpp"
 #include "brick/model/decoder_layer.hpp"
+#include "brick/profile/profiler.hpp"
+#include "brick/profile/profiling_observer.hpp"
 #include "commands.hpp"
 
 namespace brick::cli {
@@ -23,6 +25,12 @@ struct RunOptions {
   std::string checks = "cheap";
   std::uint64_t seed = 42;
   bool json = false;
+  bool profile = true;
+  std::string sync = "deferred";
+  std::string trace_path;
+  std::size_t trace_events = 1 << 20;
+  std::string profile_json_path;
+  std::string prometheus_path;
 };
 
 CheckPolicy parse_checks(const std::string& text) {
@@ -36,7 +44,7 @@ struct VerifySummary {
   std::size_t assertions = 0;
   std::size_t failed = 0;
   std::vector<std::string> failures;
-  std::string worst_brick;  // largest Equivalence ULP distance
+  std::string worst_brick;  // largest Equivalence absolute difference
   AssertionOutcome worst;
 };
 
@@ -52,7 +60,7 @@ VerifySummary summarize(const std::vector<VerifyReport>& reports) {
             fmt::format("{}: {} {}", report.brick, outcome.name, outcome.summary()));
       }
       if (outcome.kind == AssertionKind::Equivalence &&
-          (summary.worst_brick.empty() || outcome.max_ulp > summary.worst.max_ulp)) {
+          (summary.worst_brick.empty() || outcome.max_abs_error > summary.worst.max_abs_error)) {
         summary.worst_brick = report.brick;
         summary.worst = outcome;
       }
@@ -95,8 +103,8 @@ void print_table(const RunOptions& options, const model::DecoderLayer& layer,
   fmt::print("verify: {} bricks, {} assertions, {} failed", verified.bricks, verified.assertions,
              verified.failed);
   if (!verified.worst_brick.empty()) {
-    fmt::print("; largest backend gap {} ulp ({}: {})", verified.worst.max_ulp,
-               verified.worst_brick, verified.worst.name);
+    fmt::print("; largest gap to the reference {:.2g} absolute, in {} ({})",
+               verified.worst.max_abs_error, verified.worst_brick, verified.worst.name);
   }
   fmt::print("\n");
   for (const std::string& failure : verified.failures) fmt::print("  {}\n", failure);
@@ -150,6 +158,15 @@ void run(const RunOptions& options) {
   const model::SyntheticWeights weights(options.shape, options.seed);
   model::DecoderLayer layer(options.shape, weights.view(), decoder);
 
+  ProfilerOptions profiler_options;
+  profiler_options.sync_mode = *parse_sync_mode(options.sync);
+  profiler_options.enabled = options.profile;
+  profiler_options.trace_capacity_per_thread =
+      options.trace_path.empty() ? 0 : options.trace_events;
+  BrickProfiler profiler(profiler_options);
+  profiler.set_thread_name("decoder");
+  ProfilingObserver observer(profiler);
+
   // The first token is a unit-scale hidden state; each later token is the layer's previous output,
   // as if the same layer were stacked.
   std::vector<float> x(options.shape.hidden);
@@ -157,22 +174,32 @@ void run(const RunOptions& options) {
   LayerRunStats stats;
   bool failed = false;
   for (std::size_t token = 0; token < options.tokens; ++token) {
-    const auto report = layer.step(x, token);
+    const auto report = layer.step(x, token, &observer);
     if (!report) {
       fmt::print(stderr, "brick run: {}\n", message(report.error()));
       failed = true;
       break;
     }
     stats.add(*report);
+    profiler.add_tokens(1);
     std::copy(layer.output().begin(), layer.output().end(), x.begin());
   }
   const VerifySummary verified = summarize(layer.verify());
   const double weight_mb = static_cast<double>(weights.view().bytes()) / 1e6;
+  for (const MemberStats& m : stats.members()) {
+    if (!profiler.budget(m.id)) {
+      profiler.set_budget(m.id, TokenBudget::from_us_per_token(m.budget_us_per_token()));
+    }
+  }
   if (options.json) {
     print_json(options, layer, stats, verified);
   } else {
     print_table(options, layer, stats, verified, weight_mb);
+    if (options.profile) fmt::print("\n{}", profiler.summary());
   }
+  if (!options.trace_path.empty()) profiler.write_chrome_trace(options.trace_path);
+  if (!options.profile_json_path.empty()) profiler.write_json(options.profile_json_path);
+  if (!options.prometheus_path.empty()) profiler.write_prometheus(options.prometheus_path);
   const bool any_failed = std::any_of(stats.members().begin(), stats.members().end(),
                                       [](const MemberStats& m) { return m.assertions_failed > 0; });
   if (failed || any_failed || verified.failed > 0) set_exit_code(2);
@@ -215,6 +242,19 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"cheap", "all", "none"}));
   cmd->add_option("--seed", options->seed, "Seed of the synthetic weights")->capture_default_str();
   cmd->add_flag("--json", options->json, "Machine-readable output");
+  cmd->add_option("--sync", options->sync,
+                  "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"eager", "deferred"}));
+  cmd->add_flag("!--no-profile", options->profile, "Run with the profiler disabled");
+  cmd->add_option("--trace", options->trace_path,
+                  "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
+  cmd->add_option("--trace-events", options->trace_events,
+                  "Trace events kept; later ones are counted as dropped")
+      ->capture_default_str();
+  cmd->add_option("--profile-json", options->profile_json_path, "Write the profile as JSON");
+  cmd->add_option("--prometheus", options->prometheus_path,
+                  "Write the profile in Prometheus text format");
   cmd->callback([options] { run(*options); });
 }
 

@@ -7,7 +7,7 @@
 //   disabled pair      start + stop on a disabled profiler (no clock read)
 // Targets: enabled pair <= 2 x raw TSC pair + 2 ns; disabled pair < 1 ns.
 // BM_DecoderStepOverhead runs the `brick run` workload (one decoder layer step, checks "cheap"),
-// alternating steps without an observer and steps through a ProfilerObserver (disabled, Eager,
+// alternating steps without an observer and steps through a ProfilingObserver (disabled, Eager,
 // Deferred); overhead_pct compares their median times (targets: Deferred < 1%, Eager < 5%).
 #include <benchmark/benchmark.h>
 
@@ -17,7 +17,7 @@
 
 #include "brick/model/decoder_layer.hpp"
 #include "brick/profile/profiler.hpp"
-#include "brick/profile/profiler_observer.hpp"
+#include "brick/profile/profiling_observer.hpp"
 
 namespace brick {
 namespace {
@@ -140,7 +140,7 @@ void BM_DecoderStepOverhead(benchmark::State& state) {
   BrickProfiler profiler(ProfilerOptions{
       .sync_mode = profiling == Profiling::Deferred ? SyncMode::Deferred : SyncMode::Eager,
       .enabled = profiling != Profiling::Disabled});
-  ProfilerObserver observer(profiler);
+  ProfilingObserver observer(profiler);
   const std::vector<float> x(shape.hidden, 0.25f);
   std::vector<std::uint64_t> plain_ticks, profiled_ticks;
   plain_ticks.reserve(static_cast<std::size_t>(state.max_iterations));

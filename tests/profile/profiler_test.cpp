@@ -119,7 +119,7 @@ TEST(BrickProfiler, DeferredBrickTimesSumToMeasuredWallTimeWithTheRealClock) {
     for (const BrickId id : all_brick_ids()) {
       ProfileTimer timer = profiler.start(id);
       double x = 1.0;
-      for (int i = 0; i < 20000; ++i) x = x * 1.0000001 + 1e-9;
+      for (int i = 0; i < 100000; ++i) x = x * 1.0000001 + 1e-9;
       sink = sink + x;
       profiler.stop(timer, 1);
     }

@@ -209,9 +209,19 @@ void BrickProfiler::finish(const ProfileTimer& timer, std::uint64_t end_ticks, s
   detail::resolve(shard, converter_, timer.id_, timer.start_ticks_, end_ticks, elements, bytes, flops);
 }
 
+namespace {
+
+// Negative and NaN become 0, values past the range saturate: the conversion itself must not be UB.
+std::uint64_t saturating_count(double value) noexcept {
+  constexpr double kLimit = 18446744073709549568.0;  // the largest double below 2^64
+  if (!(value > 0.0)) return 0;
+  return value >= kLimit ? UINT64_MAX : static_cast<std::uint64_t>(value);
+}
+
+}  // namespace
+
 void BrickProfiler::stop(ProfileTimer& timer, const OpCost& cost) noexcept {
-  stop(timer, cost.tokens, static_cast<std::uint64_t>(std::max(0.0, cost.bytes)),
-       static_cast<std::uint64_t>(std::max(0.0, cost.flops)));
+  stop(timer, cost.tokens, saturating_count(cost.bytes), saturating_count(cost.flops));
 }
 
 void BrickProfiler::record(BrickId id, std::uint64_t ns, std::uint64_t elements, std::uint64_t bytes,

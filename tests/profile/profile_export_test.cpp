@@ -2,11 +2,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -279,6 +279,43 @@ struct Sample {
   std::string value;
 };
 
+bool is_metric_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+  });
+}
+
+// Reads `key="value"` pairs separated by commas; the value keeps its \\, \" and \n escapes as written.
+bool parse_labels(std::string_view text, std::map<std::string, std::string>& labels) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t eq = text.find('=', i);
+    if (eq == std::string_view::npos || eq + 1 >= text.size() || text[eq + 1] != '"') return false;
+    const std::string key(text.substr(i, eq - i));
+    if (!is_metric_name(key)) return false;
+    std::size_t j = eq + 2;
+    std::string value;
+    while (j < text.size() && text[j] != '"') {
+      if (text[j] == '\\') {
+        if (j + 1 >= text.size() || std::string_view("\\\"n").find(text[j + 1]) == std::string_view::npos) return false;
+        value += text[j];
+        ++j;
+      }
+      value += text[j];
+      ++j;
+    }
+    if (j >= text.size()) return false;
+    labels[key] = value;
+    i = j + 1;
+    if (i < text.size()) {
+      if (text[i] != ',') return false;
+      ++i;
+    }
+  }
+  return true;
+}
+
 // A strict reading of the text exposition format: every sample belongs to a family whose HELP and TYPE
 // came first; label values are quoted with \\, \" and \n escapes.
 std::vector<Sample> parse_exposition(const std::string& text, std::map<std::string, std::string>& types) {
@@ -286,33 +323,41 @@ std::vector<Sample> parse_exposition(const std::string& text, std::map<std::stri
   std::set<std::string> helped;
   std::istringstream lines(text);
   std::string line;
-  const std::regex help(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
-  const std::regex type(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
-  const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$)");
-  const std::regex label(R"re(([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$))re");
-  std::smatch m;
+  const std::set<std::string> known_types = {"counter", "gauge", "histogram", "summary", "untyped"};
   while (std::getline(lines, line)) {
-    if (std::regex_match(line, m, help)) {
-      helped.insert(m[1]);
-    } else if (std::regex_match(line, m, type)) {
-      EXPECT_TRUE(helped.count(m[1])) << "TYPE before HELP: " << line;
-      EXPECT_FALSE(types.count(m[1])) << "family declared twice: " << line;
-      types[m[1]] = m[2];
-    } else if (std::regex_match(line, m, sample)) {
-      Sample s{m[1], {}, m[4]};
+    std::istringstream words(line);
+    std::string first, second, name, rest;
+    if (line.starts_with("# HELP ")) {
+      words >> first >> second >> name;
+      std::getline(words, rest);
+      EXPECT_TRUE(is_metric_name(name) && rest.size() > 1) << line;
+      helped.insert(name);
+    } else if (line.starts_with("# TYPE ")) {
+      std::string type;
+      words >> first >> second >> name >> type;
+      EXPECT_TRUE(is_metric_name(name) && known_types.count(type) && words.eof()) << line;
+      EXPECT_TRUE(helped.count(name)) << "TYPE before HELP: " << line;
+      EXPECT_FALSE(types.count(name)) << "family declared twice: " << line;
+      types[name] = type;
+    } else {
+      const std::size_t space = line.rfind(' ');
+      const std::size_t brace = line.find('{');
+      const std::size_t name_end = std::min(brace, space);
+      Sample s{line.substr(0, name_end), {}, space == std::string::npos ? "" : line.substr(space + 1)};
+      EXPECT_TRUE(is_metric_name(s.name)) << "not exposition format: '" << line << "'";
+      EXPECT_FALSE(s.value.empty()) << line;
+      if (brace != std::string::npos && brace < space) {
+        const std::size_t close = line.rfind('}', space);
+        EXPECT_TRUE(close != std::string::npos && close + 1 == space) << line;
+        EXPECT_TRUE(parse_labels(std::string_view(line).substr(brace + 1, close - brace - 1), s.labels)) << line;
+      }
       std::string family = s.name;
       for (const std::string suffix : {"_bucket", "_sum", "_count"}) {
         const std::string base = s.name.substr(0, s.name.size() - std::min(s.name.size(), suffix.size()));
         if (s.name.ends_with(suffix) && types.count(base) && types[base] == "histogram") family = base;
       }
       EXPECT_TRUE(types.count(family)) << "sample without TYPE: " << line;
-      std::string labels = m[3];
-      for (std::sregex_iterator it(labels.begin(), labels.end(), label), end; it != end; ++it) {
-        s.labels[(*it)[1]] = (*it)[2];
-      }
       samples.push_back(std::move(s));
-    } else {
-      ADD_FAILURE() << "not exposition format: '" << line << "'";
     }
   }
   return samples;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -106,27 +107,33 @@ TEST(BrickProfiler, DeferredBackToBackBricksSumExactlyToLayerWallTime) {
 }
 
 // The real clock, real work: per-brick times in a layer must add up to the layer's wall time within
-// 1% when bricks run back to back (only the profiler's own few ns per brick fall between them).
+// 1% when bricks run back to back (only the profiler's own few ns per brick fall between them). The
+// median over layers is checked, so one layer preempted between two bricks cannot fail the test.
 TEST(BrickProfiler, DeferredBrickTimesSumToMeasuredWallTimeWithTheRealClock) {
   BrickProfiler profiler(ProfilerOptions{.sync_mode = SyncMode::Deferred});
   volatile double sink = 0;
-  for (std::uint32_t layer = 0; layer < 8; ++layer) {
+  std::vector<double> ratios;
+  LayerStats before = profiler.layer_stats();
+  for (std::uint32_t layer = 0; layer < 9; ++layer) {
     profiler.begin_layer(layer);
     for (const BrickId id : all_brick_ids()) {
       ProfileTimer timer = profiler.start(id);
       double x = 1.0;
-      for (int i = 0; i < 3000; ++i) x = x * 1.0000001 + 1e-9;
+      for (int i = 0; i < 100000; ++i) x = x * 1.0000001 + 1e-9;
       sink = sink + x;
       profiler.stop(timer, 1);
     }
     profiler.end_layer();
+    const LayerStats after = profiler.layer_stats();
+    ASSERT_EQ(after.count, before.count + 1);
+    ASSERT_GT(after.wall_ns, before.wall_ns);
+    ratios.push_back(static_cast<double>(after.attributed_ns - before.attributed_ns) /
+                     static_cast<double>(after.wall_ns - before.wall_ns));
+    EXPECT_LE(ratios.back(), 1.0) << "bricks cannot take longer than their layer";
+    before = after;
   }
-  const LayerStats layers = profiler.layer_stats();
-  ASSERT_EQ(layers.count, 8u);
-  ASSERT_GT(layers.wall_ns, 0u);
-  const double ratio = static_cast<double>(layers.attributed_ns) / static_cast<double>(layers.wall_ns);
-  EXPECT_GE(ratio, 0.99);
-  EXPECT_LE(ratio, 1.0);
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_GE(ratios[ratios.size() / 2], 0.99);
 }
 
 TEST(BrickProfiler, DeferredFallsBackToResolvingAtStopWhenItsBufferIsFull) {
@@ -195,6 +202,11 @@ TEST(BrickProfiler, StopWithAnOpCostRecordsItsWork) {
   EXPECT_DOUBLE_EQ(stats.gb_per_second(), 5.0);
   EXPECT_DOUBLE_EQ(stats.gflop_per_second(), 3.0);
   EXPECT_DOUBLE_EQ(stats.tokens_per_second(), 2e6);
+
+  ProfileTimer odd = profiler.start(BrickId::Embedding);
+  profiler.stop(odd, OpCost{.tokens = 1, .flops = -5.0, .bytes = 1e300});
+  EXPECT_EQ(profiler.brick_stats(BrickId::Embedding).flops, 0u);
+  EXPECT_EQ(profiler.brick_stats(BrickId::Embedding).bytes, UINT64_MAX);
 }
 
 TEST(BrickProfiler, NamedBricksTakeTheSlowPathAndIdNamesTheFastOne) {

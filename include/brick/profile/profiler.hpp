@@ -17,6 +17,7 @@
 // Defined behaviour for misuse (never undefined behaviour, never a crash):
 //  - a disabled profiler: start() returns an inert timer without reading the clock, stop() of it,
 //    record() and add_tokens() do nothing; a timer started while enabled is still recorded;
+//    begin_layer()/end_layer() still check their pairing but time nothing;
 //  - stop() of a timer that is not running (stopped twice, default-constructed, moved-from): nothing
 //    is recorded, ProfilerMisuse::StopInactiveTimer is counted;
 //  - stop() on another thread than start(), or after reset(): ProfilerMisuse::ForeignTimer counted;

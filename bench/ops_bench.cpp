@@ -1,16 +1,19 @@
 // The float ops on every backend this CPU runs, side by side in one process, at the sizes of a
 // 7B-class decoder layer (hidden 4096, feed-forward 11008, 32 heads of 128), next to ggml's own
 // exported kernels (the oracle: ggml_vec_dot_f32, ggml_vec_silu_f32, ggml_vec_swiglu_f32,
-// ggml_vec_soft_max_f32, and an f32 ggml_mul_mat on one thread) and a plain memory-read baseline
-// over the same bytes as the largest matvec, so its time can be read as a fraction of bandwidth.
+// ggml_vec_soft_max_f32, and an f32 ggml_mul_mat on a one-thread pool) and a plain memory-read
+// baseline over the same bytes as the largest matvec, so its time can be read as a fraction of
+// bandwidth.
 //
-//   build/release/bin/brick_ops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+// From build/release:
+//   bin/brick_ops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 //
 // Everything here is single-threaded. bytes_per_second counts bytes read plus written (OpCost).
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -38,38 +41,95 @@ constexpr std::size_t kHidden = 4096;
 constexpr std::size_t kFeedForward = 11008;
 constexpr std::size_t kHeadDim = 128;
 
-std::vector<float> data(std::size_t n, std::uint64_t seed) { return brick::test::normal(n, seed); }
+std::vector<float> data(std::size_t n, std::uint64_t seed) {
+  return brick::test::normal(n, seed);
+}
 
 // Runs `body` per iteration and reports `bytes` and `items` per iteration.
-void measure(benchmark::State& state, double bytes, double items, const std::function<void()>& body) {
+void measure(benchmark::State& state, double bytes, double items,
+             const std::function<void()>& body) {
   for (auto _ : state) {
     body();
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * static_cast<double>(state.iterations())));
-  state.SetItemsProcessed(static_cast<std::int64_t>(items * static_cast<double>(state.iterations())));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(bytes * static_cast<double>(state.iterations())));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(items * static_cast<double>(state.iterations())));
+}
+
+// ggml's exported per-row kernels, resolved from the oracle's CPU library; null when the oracle
+// is not installed (its rows are then left out).
+struct Ggml {
+  using DotF32 = void (*)(int, float*, std::size_t, const float*, std::size_t, const float*,
+                          std::size_t, int);
+  using SiluF32 = void (*)(int, float*, const float*);
+  using SwigluF32 = void (*)(int, float*, const float*, const float*);
+  using SoftMaxF32 = double (*)(int, float*, const float*, float);
+  const brick::test::GgmlOracle* oracle = nullptr;
+  std::string label;  // "ggml-zen4"
+  DotF32 dot = nullptr;
+  SiluF32 silu = nullptr;
+  SwigluF32 swiglu = nullptr;
+  SoftMaxF32 soft_max = nullptr;
+};
+
+template <class Fn>
+Fn symbol(void* handle, const char* name) {
+  return handle != nullptr ? reinterpret_cast<Fn>(dlsym(handle, name)) : nullptr;
+}
+
+Ggml load_ggml() {
+  Ggml g;
+  try {
+    g.oracle = &brick::test::GgmlOracle::load();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ggml oracle not available, its rows are left out: %s\n", error.what());
+    return g;
+  }
+  void* cpu = dlopen(g.oracle->cpu_library_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  g.label = "ggml-" + g.oracle->cpu_variant();
+  g.dot = symbol<Ggml::DotF32>(cpu, "ggml_vec_dot_f32");
+  g.silu = symbol<Ggml::SiluF32>(cpu, "ggml_vec_silu_f32");
+  g.swiglu = symbol<Ggml::SwigluF32>(cpu, "ggml_vec_swiglu_f32");
+  g.soft_max = symbol<Ggml::SoftMaxF32>(cpu, "ggml_vec_soft_max_f32");
+  return g;
+}
+
+void register_one(const std::string& name, const std::function<void(benchmark::State&)>& bench) {
+  benchmark::RegisterBenchmark(name.c_str(), [bench](benchmark::State& state) { bench(state); });
 }
 
 void register_backends(const std::string& op, std::size_t size_label,
                        const std::function<void(benchmark::State&, Backend)>& bench) {
   for (Backend backend : brick::kConcreteBackends) {
     if (!brick::is_supported(backend)) continue;
-    const std::string name = op + "/" + std::to_string(size_label) + "/" + std::string(brick::name(backend));
-    benchmark::RegisterBenchmark(name.c_str(), [bench, backend](benchmark::State& state) {
-      bench(state, backend);
-    });
+    const std::string name =
+        op + "/" + std::to_string(size_label) + "/" + std::string(brick::name(backend));
+    benchmark::RegisterBenchmark(
+        name.c_str(), [bench, backend](benchmark::State& state) { bench(state, backend); });
   }
 }
 
-void register_float_ops() {
+void register_float_ops(const Ggml& ggml) {
   register_backends("dot", kHidden, [](benchmark::State& state, Backend backend) {
     const auto a = data(kHidden, 1);
     const auto b = data(kHidden, 2);
     const ops::DotOp op;
-    measure(state, op.cost({a, b}).bytes, kHidden, [&] {
-      benchmark::DoNotOptimize(ops::dot(a, b, backend));
-    });
+    measure(state, op.cost({a, b}).bytes, kHidden,
+            [&] { benchmark::DoNotOptimize(ops::dot(a, b, backend)); });
   });
+  if (ggml.dot != nullptr) {
+    register_one("dot/4096/" + ggml.label, [dot = ggml.dot](benchmark::State& state) {
+      const auto a = data(kHidden, 1);
+      const auto b = data(kHidden, 2);
+      float s = 0.0f;
+      measure(state, 8.0 * kHidden + 4, kHidden, [&] {
+        dot(static_cast<int>(kHidden), &s, 0, a.data(), 0, b.data(), 0, 1);
+        benchmark::DoNotOptimize(s);
+      });
+    });
+  }
   register_backends("add", kHidden, [](benchmark::State& state, Backend backend) {
     const auto a = data(kHidden, 1);
     const auto b = data(kHidden, 2);
@@ -91,13 +151,40 @@ void register_float_ops() {
   register_backends("softmax", kHidden, [](benchmark::State& state, Backend backend) {
     const auto x = data(kHidden, 1);
     std::vector<float> out(kHidden);
-    measure(state, ops::SoftmaxOp{}.cost({x}).bytes, kHidden, [&] { ops::softmax(x, out, backend); });
+    measure(state, ops::SoftmaxOp{}.cost({x}).bytes, kHidden,
+            [&] { ops::softmax(x, out, backend); });
   });
+  if (ggml.soft_max != nullptr) {
+    // A softmax row as ggml's soft_max op computes it: ggml_vec_soft_max_f32 (exp and double sum)
+    // is ggml's; its max and scale loops are inline in ggml, so plain loops here stand in for them
+    // (ggml's max loop is scalar as well; the scale loop vectorises).
+    register_one(
+        "softmax/4096/" + ggml.label + "-row", [soft_max = ggml.soft_max](benchmark::State& state) {
+          const auto x = data(kHidden, 1);
+          std::vector<float> out(kHidden);
+          measure(state, 8.0 * kHidden, kHidden, [&] {
+            float max = -INFINITY;
+            for (float v : x) max = std::max(max, v);
+            const double sum = soft_max(static_cast<int>(kHidden), out.data(), x.data(), max);
+            const auto scale = static_cast<float>(1.0 / sum);
+            for (float& v : out) v *= scale;
+          });
+        });
+  }
   register_backends("silu", kFeedForward, [](benchmark::State& state, Backend backend) {
     const auto x = data(kFeedForward, 1);
     std::vector<float> out(kFeedForward);
-    measure(state, ops::SiluOp{}.cost({x}).bytes, kFeedForward, [&] { ops::silu(x, out, backend); });
+    measure(state, ops::SiluOp{}.cost({x}).bytes, kFeedForward,
+            [&] { ops::silu(x, out, backend); });
   });
+  if (ggml.silu != nullptr) {
+    register_one("silu/11008/" + ggml.label, [silu = ggml.silu](benchmark::State& state) {
+      const auto x = data(kFeedForward, 1);
+      std::vector<float> out(kFeedForward);
+      measure(state, 8.0 * kFeedForward, kFeedForward,
+              [&] { silu(static_cast<int>(kFeedForward), out.data(), x.data()); });
+    });
+  }
   register_backends("swiglu", kFeedForward, [](benchmark::State& state, Backend backend) {
     const auto gate = data(kFeedForward, 1);
     const auto up = data(kFeedForward, 2);
@@ -105,6 +192,15 @@ void register_float_ops() {
     measure(state, ops::SwigluOp{}.cost({gate, up}).bytes, kFeedForward,
             [&] { ops::swiglu(gate, up, out, backend); });
   });
+  if (ggml.swiglu != nullptr) {
+    register_one("swiglu/11008/" + ggml.label, [swiglu = ggml.swiglu](benchmark::State& state) {
+      const auto gate = data(kFeedForward, 1);
+      const auto up = data(kFeedForward, 2);
+      std::vector<float> out(kFeedForward);
+      measure(state, 12.0 * kFeedForward, kFeedForward,
+              [&] { swiglu(static_cast<int>(kFeedForward), out.data(), gate.data(), up.data()); });
+    });
+  }
   for (const auto layout : {ops::RopeLayout::Normal, ops::RopeLayout::NeoX}) {
     const std::string op = layout == ops::RopeLayout::Normal ? "rope_norm" : "rope_neox";
     register_backends(op, kHidden, [layout](benchmark::State& state, Backend backend) {
@@ -124,6 +220,18 @@ void register_float_ops() {
       measure(state, op.cost({w, n, n, x}).bytes, static_cast<double>(n * n),
               [&] { ops::matvec(w, n, n, x, y, backend); });
     });
+    if (ggml.oracle != nullptr) {
+      register_one("matvec/" + std::to_string(n) + "/" + ggml.label + "-mul_mat",
+                   [oracle = ggml.oracle, n](benchmark::State& state) {
+                     brick::test::GgmlMatVec mv(*oracle, brick::test::GgmlType::F32, n, n);
+                     const auto w = data(n * n, 1);
+                     std::memcpy(mv.weights().data(), w.data(), w.size() * sizeof(float));
+                     const auto x = data(n, 2);
+                     std::copy(x.begin(), x.end(), mv.input().begin());
+                     measure(state, 4.0 * static_cast<double>(n * n + 2 * n),
+                             static_cast<double>(n * n), [&] { mv.compute_pooled(1); });
+                   });
+    }
   }
 }
 
@@ -137,104 +245,11 @@ void register_read_bandwidth() {
   });
 }
 
-// ggml's exported per-row kernels, resolved from the oracle's CPU library.
-struct GgmlKernels {
-  using DotF32 = void (*)(int, float*, std::size_t, const float*, std::size_t, const float*,
-                          std::size_t, int);
-  using SiluF32 = void (*)(int, float*, const float*);
-  using SwigluF32 = void (*)(int, float*, const float*, const float*);
-  using SoftMaxF32 = double (*)(int, float*, const float*, float);
-  DotF32 dot = nullptr;
-  SiluF32 silu = nullptr;
-  SwigluF32 swiglu = nullptr;
-  SoftMaxF32 soft_max = nullptr;
-};
-
-template <class Fn>
-Fn symbol(void* handle, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(handle, name));
-}
-
-void register_ggml() {
-  const brick::test::GgmlOracle* oracle = nullptr;
-  try {
-    oracle = &brick::test::GgmlOracle::load();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "ggml oracle not available, its rows are left out: %s\n", error.what());
-    return;
-  }
-  void* cpu = dlopen(oracle->cpu_library_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (cpu == nullptr) return;
-  GgmlKernels k;
-  k.dot = symbol<GgmlKernels::DotF32>(cpu, "ggml_vec_dot_f32");
-  k.silu = symbol<GgmlKernels::SiluF32>(cpu, "ggml_vec_silu_f32");
-  k.swiglu = symbol<GgmlKernels::SwigluF32>(cpu, "ggml_vec_swiglu_f32");
-  k.soft_max = symbol<GgmlKernels::SoftMaxF32>(cpu, "ggml_vec_soft_max_f32");
-  const std::string variant = "ggml-" + oracle->cpu_variant();
-
-  if (k.dot != nullptr) {
-    benchmark::RegisterBenchmark(("dot/4096/" + variant).c_str(), [k](benchmark::State& state) {
-      const auto a = data(kHidden, 1);
-      const auto b = data(kHidden, 2);
-      float s = 0.0f;
-      measure(state, 8.0 * kHidden + 4, kHidden, [&] {
-        k.dot(static_cast<int>(kHidden), &s, 0, a.data(), 0, b.data(), 0, 1);
-        benchmark::DoNotOptimize(s);
-      });
-    });
-  }
-  if (k.silu != nullptr) {
-    benchmark::RegisterBenchmark(("silu/11008/" + variant).c_str(), [k](benchmark::State& state) {
-      const auto x = data(kFeedForward, 1);
-      std::vector<float> out(kFeedForward);
-      measure(state, 8.0 * kFeedForward, kFeedForward,
-              [&] { k.silu(static_cast<int>(kFeedForward), out.data(), x.data()); });
-    });
-  }
-  if (k.swiglu != nullptr) {
-    benchmark::RegisterBenchmark(("swiglu/11008/" + variant).c_str(), [k](benchmark::State& state) {
-      const auto gate = data(kFeedForward, 1);
-      const auto up = data(kFeedForward, 2);
-      std::vector<float> out(kFeedForward);
-      measure(state, 12.0 * kFeedForward, kFeedForward, [&] {
-        k.swiglu(static_cast<int>(kFeedForward), out.data(), gate.data(), up.data());
-      });
-    });
-  }
-  if (k.soft_max != nullptr) {
-    // ggml's exp-and-sum pass only (its max and scale passes are inline, not exported): compare
-    // with softmax/4096 knowing ours also includes those two passes.
-    benchmark::RegisterBenchmark(("softmax_exp_pass/4096/" + variant).c_str(),
-                                 [k](benchmark::State& state) {
-                                   const auto x = data(kHidden, 1);
-                                   std::vector<float> out(kHidden);
-                                   measure(state, 8.0 * kHidden, kHidden, [&] {
-                                     benchmark::DoNotOptimize(
-                                         k.soft_max(static_cast<int>(kHidden), out.data(), x.data(), 4.0f));
-                                   });
-                                 });
-  }
-  for (const std::size_t n : {std::size_t{2048}, std::size_t{4096}}) {
-    benchmark::RegisterBenchmark(
-        ("matvec/" + std::to_string(n) + "/" + variant + "-mul_mat").c_str(),
-        [oracle, n](benchmark::State& state) {
-          brick::test::GgmlMatVec mv(*oracle, brick::test::GgmlType::F32, n, n);
-          const auto w = data(n * n, 1);
-          std::memcpy(mv.weights().data(), w.data(), w.size() * sizeof(float));
-          const auto x = data(n, 2);
-          std::copy(x.begin(), x.end(), mv.input().begin());
-          measure(state, 4.0 * (static_cast<double>(n * n) + 2.0 * static_cast<double>(n)),
-                  static_cast<double>(n * n), [&] { mv.compute_pooled(1); });
-        });
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_float_ops();
+  register_float_ops(load_ggml());
   register_read_bandwidth();
-  register_ggml();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

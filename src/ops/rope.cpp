@@ -57,16 +57,17 @@ void rope(std::span<const float> x, const RopeParams& params, std::span<float> o
   // ggml's angles: theta_0 = position, theta_{i+1} = theta_i * freq_base^(-2/head_dim), in float.
   const float theta_scale = std::pow(params.freq_base, -2.0f / static_cast<float>(params.head_dim));
   float theta = static_cast<float>(params.position);
-  std::array<float, kPairsPerChunk> cos;
-  std::array<float, kPairsPerChunk> sin;
+  std::array<float, kPairsPerChunk> cos_table;
+  std::array<float, kPairsPerChunk> sin_table;
   for (std::size_t first = 0; first < n_pairs; first += kPairsPerChunk) {
     const std::size_t count = std::min(kPairsPerChunk, n_pairs - first);
     for (std::size_t k = 0; k < count; ++k) {
-      cos[k] = std::cos(theta);
-      sin[k] = std::sin(theta);
+      cos_table[k] = std::cos(theta);
+      sin_table[k] = std::sin(theta);
       theta *= theta_scale;
     }
-    kernel(x.data(), out.data(), n_heads, params.head_dim, cos.data(), sin.data(), first, count);
+    kernel(x.data(), out.data(), n_heads, params.head_dim, cos_table.data(), sin_table.data(),
+           first, count);
   }
 }
 

@@ -78,11 +78,16 @@ BrickStats AtomicBrickStats::snapshot() const noexcept {
   return stats;
 }
 
-ProfilerShard::ProfilerShard(std::uint32_t serial_number, std::uint32_t index, std::thread::id owner_id,
-                             std::size_t trace_events, std::size_t deferred_capacity)
-    : serial(serial_number), thread_index(index), owner(owner_id), pending_capacity(deferred_capacity),
+ProfilerShard::ProfilerShard(std::uint32_t serial_number, std::uint32_t index,
+                             std::thread::id owner_id, std::size_t trace_events,
+                             std::size_t deferred_capacity)
+    : serial(serial_number),
+      thread_index(index),
+      owner(owner_id),
+      pending_capacity(deferred_capacity),
       trace_capacity(trace_events),
-      trace(trace_events > 0 ? std::make_unique_for_overwrite<TraceEvent[]>(trace_events) : nullptr) {
+      trace(trace_events > 0 ? std::make_unique_for_overwrite<TraceEvent[]>(trace_events)
+                             : nullptr) {
   pending.reserve(deferred_capacity);
 }
 
@@ -100,9 +105,9 @@ std::string ProfilerState::thread_name(const ProfilerShard& shard) const {
 namespace {
 
 // Charges one execution to the owning thread's shard.
-void resolve(ProfilerShard& shard, const TickConverter& converter, BrickId id, std::uint64_t start_ticks,
-             std::uint64_t end_ticks, std::uint64_t elements, std::uint64_t bytes,
-             std::uint64_t flops) noexcept {
+void resolve(ProfilerShard& shard, const TickConverter& converter, BrickId id,
+             std::uint64_t start_ticks, std::uint64_t end_ticks, std::uint64_t elements,
+             std::uint64_t bytes, std::uint64_t flops) noexcept {
   const std::uint64_t ns = converter.to_ns(elapsed(start_ticks, end_ticks));
   shard.bricks[index(id)].add(ns, elements, bytes, flops);
   if (shard.in_layer) shard.layer_attributed_ns += ns;
@@ -118,11 +123,14 @@ void resolve(ProfilerShard& shard, const TickConverter& converter, BrickId id, s
 using detail::ProfilerShard;
 using detail::ProfilerState;
 
-std::string_view name(SyncMode mode) noexcept { return mode == SyncMode::Eager ? "eager" : "deferred"; }
+std::string_view name(SyncMode mode) noexcept {
+  return mode == SyncMode::Eager ? "eager" : "deferred";
+}
 
 std::optional<SyncMode> parse_sync_mode(std::string_view text) noexcept {
   std::string lowered;
-  for (const char c : text) lowered.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (const char c : text)
+    lowered.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   if (lowered == "eager") return SyncMode::Eager;
   if (lowered == "deferred") return SyncMode::Deferred;
   return std::nullopt;
@@ -130,19 +138,24 @@ std::optional<SyncMode> parse_sync_mode(std::string_view text) noexcept {
 
 std::string_view name(ProfilerMisuse misuse) noexcept {
   switch (misuse) {
-    case ProfilerMisuse::StopInactiveTimer: return "stop_inactive_timer";
-    case ProfilerMisuse::ForeignTimer: return "foreign_timer";
+    case ProfilerMisuse::StopInactiveTimer:
+      return "stop_inactive_timer";
+    case ProfilerMisuse::ForeignTimer:
+      return "foreign_timer";
     case ProfilerMisuse::InvalidBrickId:
-    case ProfilerMisuse::COUNT: break;
+    case ProfilerMisuse::COUNT:
+      break;
   }
   return "invalid_brick_id";
 }
 
 namespace {
 
-double ns_per_tick_of(ClockSource clock) { return clock == ClockSource::Tsc ? tsc_ns_per_tick() : 1.0; }
+double ns_per_tick_of(ClockSource clock) {
+  return clock == ClockSource::Tsc ? tsc_ns_per_tick() : 1.0;
+}
 
-const ManualClock* checked_manual_clock(const ProfilerOptions& options) {
+const Clock* checked_manual_clock(const ProfilerOptions& options) {
   if (options.clock == ClockSource::Manual && options.manual_clock == nullptr) {
     throw InvalidArgument("BrickProfiler: ClockSource::Manual needs ProfilerOptions::manual_clock");
   }
@@ -152,9 +165,13 @@ const ManualClock* checked_manual_clock(const ProfilerOptions& options) {
 }  // namespace
 
 BrickProfiler::BrickProfiler(ProfilerOptions options)
-    : enabled_(options.enabled), sync_mode_(options.sync_mode), clock_(options.clock),
-      manual_clock_(checked_manual_clock(options)), converter_(ns_per_tick_of(options.clock)),
-      serial_(detail::next_profiler_serial.fetch_add(1)), state_(std::make_unique<ProfilerState>()) {
+    : enabled_(options.enabled),
+      sync_mode_(options.sync_mode),
+      clock_(options.clock),
+      manual_clock_(checked_manual_clock(options)),
+      converter_(ns_per_tick_of(options.clock)),
+      serial_(detail::next_profiler_serial.fetch_add(1)),
+      state_(std::make_unique<ProfilerState>()) {
   state_->trace_capacity = options.trace_capacity_per_thread;
   state_->deferred_capacity = options.deferred_capacity_per_thread;
   state_->epoch_ticks = now_ticks();
@@ -170,8 +187,8 @@ detail::ShardCache* BrickProfiler::attach_thread() noexcept {
                            [&](const auto& shard) { return shard->owner == self; });
     if (it == state_->shards.end()) {
       state_->shards.push_back(std::make_unique<ProfilerShard>(
-          detail::next_shard_serial.fetch_add(1), static_cast<std::uint32_t>(state_->shards.size()), self,
-          state_->trace_capacity, state_->deferred_capacity));
+          detail::next_shard_serial.fetch_add(1), static_cast<std::uint32_t>(state_->shards.size()),
+          self, state_->trace_capacity, state_->deferred_capacity));
       it = std::prev(state_->shards.end());
     }
     detail::tls_shard_cache = {serial_.load(std::memory_order_relaxed), it->get(), (*it)->serial};
@@ -181,8 +198,9 @@ detail::ShardCache* BrickProfiler::attach_thread() noexcept {
   }
 }
 
-void BrickProfiler::finish(const ProfileTimer& timer, std::uint64_t end_ticks, std::uint64_t elements,
-                           std::uint64_t bytes, std::uint64_t flops) noexcept {
+void BrickProfiler::finish(const ProfileTimer& timer, std::uint64_t end_ticks,
+                           std::uint64_t elements, std::uint64_t bytes,
+                           std::uint64_t flops) noexcept {
   const detail::ShardCache* cache = current_shard();
   if (cache == nullptr || cache->shard_serial != timer.shard_serial_) {
     count_misuse(ProfilerMisuse::ForeignTimer);
@@ -197,25 +215,37 @@ void BrickProfiler::finish(const ProfileTimer& timer, std::uint64_t end_ticks, s
     }
     if (shard.in_layer) shard.layer_attributed_ns += ns;
     if (shard.trace_capacity > 0) {
-      shard.push_trace({timer.start_ticks_, end_ticks, elements, bytes, shard.layer_index, timer.named_index_,
-                        detail::TraceKind::NamedBrick, timer.id_});
+      shard.push_trace({timer.start_ticks_, end_ticks, elements, bytes, shard.layer_index,
+                        timer.named_index_, detail::TraceKind::NamedBrick, timer.id_});
     }
     return;
   }
-  if (sync_mode() == SyncMode::Deferred && shard.in_layer && shard.pending.size() < shard.pending_capacity) {
+  if (sync_mode() == SyncMode::Deferred && shard.in_layer &&
+      shard.pending.size() < shard.pending_capacity) {
     shard.pending.push_back({timer.start_ticks_, end_ticks, elements, bytes, flops, timer.id_});
     return;
   }
-  detail::resolve(shard, converter_, timer.id_, timer.start_ticks_, end_ticks, elements, bytes, flops);
+  detail::resolve(shard, converter_, timer.id_, timer.start_ticks_, end_ticks, elements, bytes,
+                  flops);
 }
+
+namespace {
+
+// Negative and NaN become 0, values past the range saturate: the conversion itself must not be UB.
+std::uint64_t saturating_count(double value) noexcept {
+  constexpr double kLimit = 18446744073709549568.0;  // the largest double below 2^64
+  if (!(value > 0.0)) return 0;
+  return value >= kLimit ? UINT64_MAX : static_cast<std::uint64_t>(value);
+}
+
+}  // namespace
 
 void BrickProfiler::stop(ProfileTimer& timer, const OpCost& cost) noexcept {
-  stop(timer, cost.tokens, static_cast<std::uint64_t>(std::max(0.0, cost.bytes)),
-       static_cast<std::uint64_t>(std::max(0.0, cost.flops)));
+  stop(timer, cost.tokens, saturating_count(cost.bytes), saturating_count(cost.flops));
 }
 
-void BrickProfiler::record(BrickId id, std::uint64_t ns, std::uint64_t elements, std::uint64_t bytes,
-                           std::uint64_t flops) noexcept {
+void BrickProfiler::record(BrickId id, std::uint64_t ns, std::uint64_t elements,
+                           std::uint64_t bytes, std::uint64_t flops) noexcept {
   if (!is_enabled()) return;
   detail::ShardCache* cache = current_shard();
   if (cache == nullptr) return;
@@ -233,11 +263,13 @@ void BrickProfiler::add_tokens(std::uint64_t tokens) noexcept {
 }
 
 ProfileTimer BrickProfiler::start(std::string_view brick_name) {
-  if (brick_name.empty()) throw InvalidArgument("BrickProfiler::start: a brick name must not be empty");
+  if (brick_name.empty())
+    throw InvalidArgument("BrickProfiler::start: a brick name must not be empty");
   if (const auto id = brick_id_from_name(brick_name)) return start(*id);
   if (!is_enabled()) return {ProfileTimer::State::Inert, BrickId::COUNT, 0, 0, 0};
   const detail::ShardCache* cache = current_shard();
-  if (cache == nullptr) throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
+  if (cache == nullptr)
+    throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
   std::uint32_t named_index = 0;
   {
     const std::lock_guard lock(state_->mutex);
@@ -250,16 +282,19 @@ ProfileTimer BrickProfiler::start(std::string_view brick_name) {
       state_->named_lookup.emplace(std::string(brick_name), named_index);
     }
   }
-  return {ProfileTimer::State::Running, BrickId::COUNT, now_ticks(), cache->shard_serial, named_index};
+  return {ProfileTimer::State::Running, BrickId::COUNT, now_ticks(), cache->shard_serial,
+          named_index};
 }
 
 void BrickProfiler::begin_layer(std::uint32_t layer_index) {
   detail::ShardCache* cache = current_shard();
-  if (cache == nullptr) throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
+  if (cache == nullptr)
+    throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
   ProfilerShard& shard = *cache->shard;
   if (shard.in_layer) {
-    throw StateError(fmt::format("begin_layer({}): layer {} is still open on this thread; call end_layer() first",
-                                 layer_index, shard.layer_index));
+    throw StateError(fmt::format(
+        "begin_layer({}): layer {} is still open on this thread; call end_layer() first",
+        layer_index, shard.layer_index));
   }
   shard.in_layer = true;
   shard.layer_index = layer_index;
@@ -270,23 +305,26 @@ void BrickProfiler::begin_layer(std::uint32_t layer_index) {
 
 void BrickProfiler::end_layer() {
   detail::ShardCache* cache = current_shard();
-  if (cache == nullptr) throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
+  if (cache == nullptr)
+    throw CapacityError("BrickProfiler: out of memory for this thread's statistics");
   ProfilerShard& shard = *cache->shard;
   if (!shard.in_layer) throw StateError("end_layer(): no layer was begun on this thread");
   const bool timed = shard.layer_timed && is_enabled();
   const std::uint64_t end_ticks = timed ? now_ticks() : 0;
   for (const detail::PendingExecution& e : shard.pending) {
-    detail::resolve(shard, converter_, e.id, e.start_ticks, e.end_ticks, e.elements, e.bytes, e.flops);
+    detail::resolve(shard, converter_, e.id, e.start_ticks, e.end_ticks, e.elements, e.bytes,
+                    e.flops);
   }
   shard.pending.clear();
   if (timed) {
-    const std::uint64_t wall_ns = converter_.to_ns(detail::elapsed(shard.layer_begin_ticks, end_ticks));
+    const std::uint64_t wall_ns =
+        converter_.to_ns(detail::elapsed(shard.layer_begin_ticks, end_ticks));
     detail::bump(shard.layers, 1);
     detail::bump(shard.layer_wall_ns, wall_ns);
     detail::bump(shard.layer_attributed_total_ns, shard.layer_attributed_ns);
     if (shard.trace_capacity > 0) {
-      shard.push_trace({shard.layer_begin_ticks, end_ticks, 0, 0, shard.layer_index, ProfileTimer::kNoName,
-                        detail::TraceKind::Layer, BrickId::COUNT});
+      shard.push_trace({shard.layer_begin_ticks, end_ticks, 0, 0, shard.layer_index,
+                        ProfileTimer::kNoName, detail::TraceKind::Layer, BrickId::COUNT});
     }
   }
   shard.in_layer = false;
@@ -301,7 +339,9 @@ std::uint64_t BrickProfiler::total_ns() const {
   return total;
 }
 
-std::uint64_t BrickProfiler::total_tokens() const { return state_->tokens.load(std::memory_order_relaxed); }
+std::uint64_t BrickProfiler::total_tokens() const {
+  return state_->tokens.load(std::memory_order_relaxed);
+}
 
 BrickStats BrickProfiler::brick_stats(BrickId id) const {
   if (index(id) >= kBrickIdCount) {
@@ -328,8 +368,8 @@ BrickStats BrickProfiler::stats(std::string_view brick_name) const {
   const std::lock_guard lock(state_->mutex);
   const auto it = state_->named_lookup.find(brick_name);
   if (it == state_->named_lookup.end()) {
-    throw InvalidArgument(fmt::format("stats: no brick named '{}' (neither a BrickId nor a recorded name)",
-                                      brick_name));
+    throw InvalidArgument(fmt::format(
+        "stats: no brick named '{}' (neither a BrickId nor a recorded name)", brick_name));
   }
   return state_->named[it->second].stats;
 }
@@ -360,14 +400,16 @@ std::uint64_t BrickProfiler::misuse_count(ProfilerMisuse misuse) const noexcept 
 std::uint64_t BrickProfiler::trace_event_count() const {
   const std::lock_guard lock(state_->mutex);
   std::uint64_t total = 0;
-  for (const auto& shard : state_->shards) total += shard->trace_size.load(std::memory_order_acquire);
+  for (const auto& shard : state_->shards)
+    total += shard->trace_size.load(std::memory_order_acquire);
   return total;
 }
 
 std::uint64_t BrickProfiler::dropped_trace_events() const {
   const std::lock_guard lock(state_->mutex);
   std::uint64_t total = 0;
-  for (const auto& shard : state_->shards) total += shard->trace_dropped.load(std::memory_order_relaxed);
+  for (const auto& shard : state_->shards)
+    total += shard->trace_dropped.load(std::memory_order_relaxed);
   return total;
 }
 
@@ -398,8 +440,9 @@ void BrickProfiler::set_trace_capacity(std::size_t events_per_thread) {
   const std::lock_guard lock(state_->mutex);
   state_->trace_capacity = events_per_thread;
   for (const auto& shard : state_->shards) {
-    shard->trace = events_per_thread > 0 ? std::make_unique_for_overwrite<detail::TraceEvent[]>(events_per_thread)
-                                         : nullptr;
+    shard->trace = events_per_thread > 0
+                       ? std::make_unique_for_overwrite<detail::TraceEvent[]>(events_per_thread)
+                       : nullptr;
     shard->trace_capacity = events_per_thread;
     shard->trace_size.store(0, std::memory_order_release);
     shard->trace_dropped.store(0, std::memory_order_relaxed);

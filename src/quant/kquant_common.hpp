@@ -1,14 +1,14 @@
 #pragma once
-// Pieces shared by the k-quant (de)quantizers. These mirror ggml's reference arithmetic operation for
-// operation: the bytes of a quantized row depend on every rounding step, so the order of float
+// Pieces shared by the k-quant (de)quantizers. These mirror ggml's reference arithmetic operation
+// for operation: the bytes of a quantized row depend on every rounding step, so the order of float
 // operations below is part of the format. ggml's reference is built without FMA, so a*b+c must
 // never be contracted into one here either, even when this file is built with -mfma or
 // -march=native: the pragma below keeps every product rounded (it applies to the including file).
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-
-#include <fmt/format.h>
 
 #include "brick/core/error.hpp"
 #include "brick/quant/kquants.hpp"

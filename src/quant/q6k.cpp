@@ -1,5 +1,5 @@
-// Q6_K: 16 sub-blocks of 16 values, each x ~= d * scale_j * (q - 32) with 6-bit q and a signed 8-bit
-// scale_j. Same bytes as ggml's quantize_row_q6_K_ref, same floats as dequantize_row_q6_K.
+// Q6_K: 16 sub-blocks of 16 values, each x ~= d * scale_j * (q - 32) with 6-bit q and a signed
+// 8-bit scale_j. Same bytes as ggml's quantize_row_q6_K_ref, same floats as dequantize_row_q6_K.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,10 +15,12 @@ using detail::nearest_int;
 
 constexpr int kSubBlock = 16;
 constexpr int kSubBlocks = static_cast<int>(kBlockSize) / kSubBlock;
-constexpr int kHalfRange = 32;  // quants are -32..31, stored with +32
+constexpr int kHalfRange = 32;      // quants are -32..31, stored with +32
 constexpr float kAllZero = 1e-15f;  // ggml's GROUP_MAX_EPS
 
-int clamp_quant(int l) noexcept { return std::max(-kHalfRange, std::min(kHalfRange - 1, l)); }
+int clamp_quant(int l) noexcept {
+  return std::max(-kHalfRange, std::min(kHalfRange - 1, l));
+}
 
 // Symmetric fit x ~= scale * (L - 32) over one sub-block, weighting each value by x^2, trying 18
 // inverse scales around -32 / (the value of largest magnitude) and keeping the best weighted
@@ -98,8 +100,8 @@ void quantize_block(const float* x, BlockQ6K& block) {
     block.scales[j] = static_cast<std::int8_t>(std::min(127, nearest_int(iscale * scales[j])));
   }
 
-  // Requantize against the scales as stored. A sub-block whose stored scale is zero keeps the quants
-  // of its fit.
+  // Requantize against the scales as stored. A sub-block whose stored scale is zero keeps the
+  // quants of its fit.
   for (int j = 0; j < kSubBlocks; ++j) {
     const float d = fp16_to_fp32(block.d) * block.scales[j];
     if (d == 0.0f) continue;
@@ -109,8 +111,8 @@ void quantize_block(const float* x, BlockQ6K& block) {
     }
   }
 
-  // Each 128-value half: ql holds the low nibbles of values l and l+64 (bytes 0..31) and of l+32 and
-  // l+96 (bytes 32..63); qh holds the top two bits of l, l+32, l+64, l+96 in bit pairs.
+  // Each 128-value half: ql holds the low nibbles of values l and l+64 (bytes 0..31) and of l+32
+  // and l+96 (bytes 32..63); qh holds the top two bits of l, l+32, l+64, l+96 in bit pairs.
   std::uint8_t* ql = block.ql;
   std::uint8_t* qh = block.qh;
   for (int n = 0; n < static_cast<int>(kBlockSize); n += 128) {
@@ -121,7 +123,8 @@ void quantize_block(const float* x, BlockQ6K& block) {
       const int q4 = L[n + l + 96];
       ql[l] = static_cast<std::uint8_t>((q1 & 0xF) | ((q3 & 0xF) << 4));
       ql[l + 32] = static_cast<std::uint8_t>((q2 & 0xF) | ((q4 & 0xF) << 4));
-      qh[l] = static_cast<std::uint8_t>((q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6));
+      qh[l] = static_cast<std::uint8_t>((q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) |
+                                        ((q4 >> 4) << 6));
     }
     ql += 64;
     qh += 32;

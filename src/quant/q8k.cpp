@@ -1,7 +1,7 @@
 // Q8_K: the activation format of the k-quant dot products, x ~= d * q with q in -128..127 (in
 // practice -127..127) and the sum of each group of 16 quants precomputed. Same bytes as ggml's
-// quantize_row_q8_K (which on x86 is quantize_row_q8_K_ref), with bsums 0 for an all-zero block where
-// ggml leaves them unwritten.
+// quantize_row_q8_K (which on x86 is quantize_row_q8_K_ref), with bsums 0 for an all-zero block
+// where ggml leaves them unwritten.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -1,12 +1,13 @@
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -19,7 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-ProfilerOptions manual(ManualClock& clock, SyncMode mode = SyncMode::Eager, std::size_t trace_capacity = 0) {
+ProfilerOptions manual(ManualClock& clock, SyncMode mode = SyncMode::Eager,
+                       std::size_t trace_capacity = 0) {
   ProfilerOptions options;
   options.clock = ClockSource::Manual;
   options.manual_clock = &clock;
@@ -28,14 +30,15 @@ ProfilerOptions manual(ManualClock& clock, SyncMode mode = SyncMode::Eager, std:
   return options;
 }
 
-void run(BrickProfiler& profiler, ManualClock& clock, BrickId id, std::uint64_t ns, std::uint64_t elements = 1,
-         std::uint64_t bytes = 0, std::uint64_t flops = 0) {
+void run(BrickProfiler& profiler, ManualClock& clock, BrickId id, std::uint64_t ns,
+         std::uint64_t elements = 1, std::uint64_t bytes = 0, std::uint64_t flops = 0) {
   ProfileTimer timer = profiler.start(id);
-  clock.advance_ns(ns);
+  clock.advance(std::chrono::nanoseconds(ns));
   profiler.stop(timer, elements, bytes, flops);
 }
 
-// --- JSON -------------------------------------------------------------------------------------------
+// --- JSON
+// -------------------------------------------------------------------------------------------
 
 TEST(ProfileJson, ParsesBackWithTheDocumentedSchemaAndValues) {
   ManualClock clock;
@@ -47,7 +50,7 @@ TEST(ProfileJson, ParsesBackWithTheDocumentedSchemaAndValues) {
   run(profiler, clock, BrickId::QkvProjection, 1500, 1, 8000, 4000);
   profiler.end_layer();
   ProfileTimer custom = profiler.start("custom_op");
-  clock.advance_ns(50);
+  clock.advance(std::chrono::nanoseconds(50));
   profiler.stop(custom, 2);
   profiler.add_tokens(2);
   ProfileTimer twice = profiler.start(BrickId::RmsNorm);
@@ -70,7 +73,8 @@ TEST(ProfileJson, ParsesBackWithTheDocumentedSchemaAndValues) {
   EXPECT_EQ(bricks[1].at("name"), "RmsNorm");
   EXPECT_EQ(bricks[2].at("name"), "custom_op");
   for (std::size_t i = 1; i < bricks.size(); ++i) {
-    EXPECT_GE(bricks[i - 1].at("total_ns").get<std::uint64_t>(), bricks[i].at("total_ns").get<std::uint64_t>());
+    EXPECT_GE(bricks[i - 1].at("total_ns").get<std::uint64_t>(),
+              bricks[i].at("total_ns").get<std::uint64_t>());
   }
   const json& qkv = bricks[0];
   const BrickStats stats = profiler.brick_stats(BrickId::QkvProjection);
@@ -114,12 +118,15 @@ TEST(ProfileJson, ParsesBackWithTheDocumentedSchemaAndValues) {
   EXPECT_EQ(doc.at("trace").at("dropped"), 0u);
 }
 
-// --- Chrome trace -----------------------------------------------------------------------------------
+// --- Chrome trace
+// -----------------------------------------------------------------------------------
 
-std::int64_t ns_of(const json& microseconds) { return std::llround(microseconds.get<double>() * 1000.0); }
+std::int64_t ns_of(const json& microseconds) {
+  return std::llround(microseconds.get<double>() * 1000.0);
+}
 
-// The parts of the Trace Event Format this exporter uses: required fields and their types, and X events
-// on one thread either nested or disjoint. Returns the X events by tid.
+// The parts of the Trace Event Format this exporter uses: required fields and their types, and X
+// events on one thread either nested or disjoint. Returns the X events by tid.
 std::map<std::int64_t, std::vector<json>> validate_trace(const json& trace) {
   std::map<std::int64_t, std::vector<json>> by_thread;
   EXPECT_TRUE(trace.is_object());
@@ -145,7 +152,9 @@ std::map<std::int64_t, std::vector<json>> validate_trace(const json& trace) {
       EXPECT_TRUE(e.at("args").is_object()) << e;
       if (e.at("cat") != "layer") {
         EXPECT_TRUE(e.at("args").at("brick").is_string()) << e;
-        EXPECT_TRUE(e.at("args").at("brick_id").is_number_unsigned() || e.at("args").at("brick_id").is_null()) << e;
+        EXPECT_TRUE(e.at("args").at("brick_id").is_number_unsigned() ||
+                    e.at("args").at("brick_id").is_null())
+            << e;
         EXPECT_TRUE(e.at("args").at("elements").is_number_unsigned()) << e;
         EXPECT_TRUE(e.at("args").at("bytes").is_number_unsigned()) << e;
       }
@@ -178,21 +187,22 @@ std::map<std::int64_t, std::vector<json>> validate_trace(const json& trace) {
 
 TEST(ChromeTrace, FollowsTheTraceEventSchemaWithNsPrecisionAndNesting) {
   ManualClock clock;
-  clock.set_ns(1'000'000);  // the epoch: ts counts from here
+  clock.advance_to(
+      Clock::time_point(std::chrono::nanoseconds(1'000'000)));  // the epoch: ts counts from here
   BrickProfiler profiler(manual(clock, SyncMode::Eager, 1000));
   profiler.set_thread_name("main");
-  clock.advance_ns(1001);
+  clock.advance(std::chrono::nanoseconds(1001));
   profiler.begin_layer(7);
   {
     ProfileScope outer(profiler, BrickId::GateUpProjection, 4, 4096);
-    clock.advance_ns(10);
+    clock.advance(std::chrono::nanoseconds(10));
     run(profiler, clock, BrickId::QuantizeActivation, 3, 4, 128);
-    clock.advance_ns(5);
+    clock.advance(std::chrono::nanoseconds(5));
   }
   run(profiler, clock, BrickId::DownProjection, 250, 4, 2048);
   profiler.end_layer();
   ProfileTimer named = profiler.start("custom \"op\"");
-  clock.advance_ns(2);
+  clock.advance(std::chrono::nanoseconds(2));
   profiler.stop(named, 1);
   std::thread([&] {
     profiler.set_sync_mode(SyncMode::Deferred);
@@ -233,7 +243,8 @@ TEST(ChromeTrace, FollowsTheTraceEventSchemaWithNsPrecisionAndNesting) {
 
   bool main_named = false;
   for (const json& e : trace.at("traceEvents")) {
-    if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("args").at("name") == "main") main_named = true;
+    if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("args").at("name") == "main")
+      main_named = true;
   }
   EXPECT_TRUE(main_named);
   EXPECT_EQ(trace.at("otherData").at("clock"), "manual");
@@ -271,7 +282,8 @@ TEST(ChromeTrace, WithoutCapacityRecordsNoEvents) {
   EXPECT_TRUE(validate_trace(trace).empty());
 }
 
-// --- Prometheus ----------------------------------------------------------------------------------------
+// --- Prometheus
+// ----------------------------------------------------------------------------------------
 
 struct Sample {
   std::string name;
@@ -279,40 +291,94 @@ struct Sample {
   std::string value;
 };
 
-// A strict reading of the text exposition format: every sample belongs to a family whose HELP and TYPE
-// came first; label values are quoted with \\, \" and \n escapes.
-std::vector<Sample> parse_exposition(const std::string& text, std::map<std::string, std::string>& types) {
+bool is_metric_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+  });
+}
+
+// Reads `key="value"` pairs separated by commas; the value keeps its \\, \" and \n escapes as
+// written.
+bool parse_labels(std::string_view text, std::map<std::string, std::string>& labels) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t eq = text.find('=', i);
+    if (eq == std::string_view::npos || eq + 1 >= text.size() || text[eq + 1] != '"') return false;
+    const std::string key(text.substr(i, eq - i));
+    if (!is_metric_name(key)) return false;
+    std::size_t j = eq + 2;
+    std::string value;
+    while (j < text.size() && text[j] != '"') {
+      if (text[j] == '\\') {
+        if (j + 1 >= text.size() ||
+            std::string_view("\\\"n").find(text[j + 1]) == std::string_view::npos)
+          return false;
+        value += text[j];
+        ++j;
+      }
+      value += text[j];
+      ++j;
+    }
+    if (j >= text.size()) return false;
+    labels[key] = value;
+    i = j + 1;
+    if (i < text.size()) {
+      if (text[i] != ',') return false;
+      ++i;
+    }
+  }
+  return true;
+}
+
+// A strict reading of the text exposition format: every sample belongs to a family whose HELP and
+// TYPE came first; label values are quoted with \\, \" and \n escapes.
+std::vector<Sample> parse_exposition(const std::string& text,
+                                     std::map<std::string, std::string>& types) {
   std::vector<Sample> samples;
   std::set<std::string> helped;
   std::istringstream lines(text);
   std::string line;
-  const std::regex help(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
-  const std::regex type(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
-  const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$)");
-  const std::regex label(R"re(([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$))re");
-  std::smatch m;
+  const std::set<std::string> known_types = {"counter", "gauge", "histogram", "summary", "untyped"};
   while (std::getline(lines, line)) {
-    if (std::regex_match(line, m, help)) {
-      helped.insert(m[1]);
-    } else if (std::regex_match(line, m, type)) {
-      EXPECT_TRUE(helped.count(m[1])) << "TYPE before HELP: " << line;
-      EXPECT_FALSE(types.count(m[1])) << "family declared twice: " << line;
-      types[m[1]] = m[2];
-    } else if (std::regex_match(line, m, sample)) {
-      Sample s{m[1], {}, m[4]};
+    std::istringstream words(line);
+    std::string first, second, name, rest;
+    if (line.starts_with("# HELP ")) {
+      words >> first >> second >> name;
+      std::getline(words, rest);
+      EXPECT_TRUE(is_metric_name(name) && rest.size() > 1) << line;
+      helped.insert(name);
+    } else if (line.starts_with("# TYPE ")) {
+      std::string type;
+      words >> first >> second >> name >> type;
+      EXPECT_TRUE(is_metric_name(name) && known_types.count(type) && words.eof()) << line;
+      EXPECT_TRUE(helped.count(name)) << "TYPE before HELP: " << line;
+      EXPECT_FALSE(types.count(name)) << "family declared twice: " << line;
+      types[name] = type;
+    } else {
+      const std::size_t space = line.rfind(' ');
+      const std::size_t brace = line.find('{');
+      const std::size_t name_end = std::min(brace, space);
+      Sample s{
+          line.substr(0, name_end), {}, space == std::string::npos ? "" : line.substr(space + 1)};
+      EXPECT_TRUE(is_metric_name(s.name)) << "not exposition format: '" << line << "'";
+      EXPECT_FALSE(s.value.empty()) << line;
+      if (brace != std::string::npos && brace < space) {
+        const std::size_t close = line.rfind('}', space);
+        EXPECT_TRUE(close != std::string::npos && close + 1 == space) << line;
+        EXPECT_TRUE(
+            parse_labels(std::string_view(line).substr(brace + 1, close - brace - 1), s.labels))
+            << line;
+      }
       std::string family = s.name;
       for (const std::string suffix : {"_bucket", "_sum", "_count"}) {
-        const std::string base = s.name.substr(0, s.name.size() - std::min(s.name.size(), suffix.size()));
-        if (s.name.ends_with(suffix) && types.count(base) && types[base] == "histogram") family = base;
+        const std::string base =
+            s.name.substr(0, s.name.size() - std::min(s.name.size(), suffix.size()));
+        if (s.name.ends_with(suffix) && types.count(base) && types[base] == "histogram")
+          family = base;
       }
       EXPECT_TRUE(types.count(family)) << "sample without TYPE: " << line;
-      std::string labels = m[3];
-      for (std::sregex_iterator it(labels.begin(), labels.end(), label), end; it != end; ++it) {
-        s.labels[(*it)[1]] = (*it)[2];
-      }
       samples.push_back(std::move(s));
-    } else {
-      ADD_FAILURE() << "not exposition format: '" << line << "'";
     }
   }
   return samples;
@@ -325,7 +391,7 @@ TEST(Prometheus, ExpositionHasCountersAndACumulativeHistogramPerBrick) {
     run(profiler, clock, BrickId::AttentionScore, ns, 2, 100, 50);
   }
   ProfileTimer named = profiler.start("we\"ird\\name");
-  clock.advance_ns(5);
+  clock.advance(std::chrono::nanoseconds(5));
   profiler.stop(named);
   profiler.add_tokens(9);
 
@@ -351,8 +417,10 @@ TEST(Prometheus, ExpositionHasCountersAndACumulativeHistogramPerBrick) {
       EXPECT_EQ(s.value, it->second) << s.name;
     }
     if (s.name == "brick_duration_seconds_bucket") {
-      if (s.labels.at("le") == "+Inf") inf = std::stoull(s.value);
-      else buckets.emplace_back(std::stod(s.labels.at("le")), std::stoull(s.value));
+      if (s.labels.at("le") == "+Inf")
+        inf = std::stoull(s.value);
+      else
+        buckets.emplace_back(std::stod(s.labels.at("le")), std::stoull(s.value));
     }
     if (s.name == "brick_duration_seconds_count") count = std::stoull(s.value);
     if (s.name == "brick_duration_seconds_sum") sum = std::stod(s.value);
@@ -385,7 +453,8 @@ TEST(Prometheus, ExpositionHasCountersAndACumulativeHistogramPerBrick) {
   EXPECT_TRUE(tokens);
 }
 
-// --- summary and files -----------------------------------------------------------------------------------
+// --- summary and files
+// -----------------------------------------------------------------------------------
 
 TEST(ProfileSummary, SortsByTotalTimeAndShowsBudgetsCategoriesAndClock) {
   ManualClock clock;
@@ -418,9 +487,10 @@ TEST(ProfileFiles, WritesEveryExportAndRaisesIoErrorWhenItCannot) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock, SyncMode::Eager, 16));
   run(profiler, clock, BrickId::Embedding, 10);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("brick_profile_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                    std::to_string(reinterpret_cast<std::uintptr_t>(&profiler)));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("brick_profile_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&profiler)));
   std::filesystem::create_directories(dir);
   profiler.write_json(dir / "profile.json");
   profiler.write_chrome_trace(dir / "trace.json");

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -11,7 +13,7 @@
 namespace brick {
 namespace {
 
-ProfilerOptions manual(ManualClock& clock, SyncMode mode = SyncMode::Eager) {
+ProfilerOptions manual(const Clock& clock, SyncMode mode = SyncMode::Eager) {
   ProfilerOptions options;
   options.clock = ClockSource::Manual;
   options.manual_clock = &clock;
@@ -20,20 +22,22 @@ ProfilerOptions manual(ManualClock& clock, SyncMode mode = SyncMode::Eager) {
 }
 
 // Runs one brick of `ns` on the manual clock.
-void run(BrickProfiler& profiler, ManualClock& clock, BrickId id, std::uint64_t ns, std::uint64_t elements = 1) {
+template <class ClockType>
+void run(BrickProfiler& profiler, ClockType& clock, BrickId id, std::uint64_t ns,
+         std::uint64_t elements = 1) {
   ProfileTimer timer = profiler.start(id);
-  clock.advance_ns(ns);
+  clock.advance(std::chrono::nanoseconds(ns));
   profiler.stop(timer, elements);
 }
 
 TEST(BrickProfiler, EagerRecordsEachStopImmediately) {
   ManualClock clock;
-  clock.set_ns(1'000'000);
+  clock.advance_to(Clock::time_point(std::chrono::nanoseconds(1'000'000)));
   BrickProfiler profiler(manual(clock));
   EXPECT_EQ(profiler.clock_source(), ClockSource::Manual);
   ProfileTimer timer = profiler.start(BrickId::RmsNorm);
   EXPECT_TRUE(timer.running());
-  clock.advance_ns(250);
+  clock.advance(std::chrono::nanoseconds(250));
   profiler.stop(timer, 4, 1024, 512);
   EXPECT_FALSE(timer.running());
   const BrickStats stats = profiler.brick_stats(BrickId::RmsNorm);
@@ -48,7 +52,8 @@ TEST(BrickProfiler, EagerRecordsEachStopImmediately) {
 TEST(BrickProfiler, StatisticsOfSeveralStopsMatchHandComputedValues) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock));
-  for (const std::uint64_t ns : {10u, 20u, 30u, 40u}) run(profiler, clock, BrickId::Activation, ns, 2);
+  for (const std::uint64_t ns : {10u, 20u, 30u, 40u})
+    run(profiler, clock, BrickId::Activation, ns, 2);
   profiler.record(BrickId::Activation, 100, 2);
   const BrickStats stats = profiler.brick_stats(BrickId::Activation);
   EXPECT_EQ(stats.count, 5u);
@@ -69,9 +74,10 @@ TEST(BrickProfiler, DeferredBuffersUntilEndLayerAndChargesEachBrickItsOwnInterva
   profiler.begin_layer(3);
   run(profiler, clock, BrickId::RmsNorm, 100);
   run(profiler, clock, BrickId::QkvProjection, 700);
-  clock.advance_ns(50);  // unprofiled gap: charged to nobody
+  clock.advance(std::chrono::nanoseconds(50));  // unprofiled gap: charged to nobody
   run(profiler, clock, BrickId::AttentionOutput, 200);
-  EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).count, 0u) << "Deferred must not resolve before end_layer";
+  EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).count, 0u)
+      << "Deferred must not resolve before end_layer";
   profiler.end_layer();
   // The design this replaces charged every brick to the layer end (RmsNorm would get 1050 ns).
   EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).total_ns, 100u);
@@ -106,27 +112,33 @@ TEST(BrickProfiler, DeferredBackToBackBricksSumExactlyToLayerWallTime) {
 }
 
 // The real clock, real work: per-brick times in a layer must add up to the layer's wall time within
-// 1% when bricks run back to back (only the profiler's own few ns per brick fall between them).
+// 1% when bricks run back to back (only the profiler's own few ns per brick fall between them). The
+// median over layers is checked, so one layer preempted between two bricks cannot fail the test.
 TEST(BrickProfiler, DeferredBrickTimesSumToMeasuredWallTimeWithTheRealClock) {
   BrickProfiler profiler(ProfilerOptions{.sync_mode = SyncMode::Deferred});
   volatile double sink = 0;
-  for (std::uint32_t layer = 0; layer < 8; ++layer) {
+  std::vector<double> ratios;
+  LayerStats before = profiler.layer_stats();
+  for (std::uint32_t layer = 0; layer < 9; ++layer) {
     profiler.begin_layer(layer);
     for (const BrickId id : all_brick_ids()) {
       ProfileTimer timer = profiler.start(id);
       double x = 1.0;
-      for (int i = 0; i < 3000; ++i) x = x * 1.0000001 + 1e-9;
+      for (int i = 0; i < 100000; ++i) x = x * 1.0000001 + 1e-9;
       sink = sink + x;
       profiler.stop(timer, 1);
     }
     profiler.end_layer();
+    const LayerStats after = profiler.layer_stats();
+    ASSERT_EQ(after.count, before.count + 1);
+    ASSERT_GT(after.wall_ns, before.wall_ns);
+    ratios.push_back(static_cast<double>(after.attributed_ns - before.attributed_ns) /
+                     static_cast<double>(after.wall_ns - before.wall_ns));
+    EXPECT_LE(ratios.back(), 1.0) << "bricks cannot take longer than their layer";
+    before = after;
   }
-  const LayerStats layers = profiler.layer_stats();
-  ASSERT_EQ(layers.count, 8u);
-  ASSERT_GT(layers.wall_ns, 0u);
-  const double ratio = static_cast<double>(layers.attributed_ns) / static_cast<double>(layers.wall_ns);
-  EXPECT_GE(ratio, 0.99);
-  EXPECT_LE(ratio, 1.0);
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_GE(ratios[ratios.size() / 2], 0.99);
 }
 
 TEST(BrickProfiler, DeferredFallsBackToResolvingAtStopWhenItsBufferIsFull) {
@@ -154,21 +166,22 @@ TEST(BrickProfiler, ScopeAndMacroTimeTheirScope) {
   BrickProfiler profiler(manual(clock));
   {
     ProfileScope scope(profiler, BrickId::UpProjection, 8);
-    clock.advance_ns(300);
+    clock.advance(std::chrono::nanoseconds(300));
   }
   {
     BRICK_PROFILE_SCOPE(profiler, BrickId::UpProjection, 8, 4096, 1024);
-    clock.advance_ns(500);
+    clock.advance(std::chrono::nanoseconds(500));
   }
   {
     BRICK_PROFILE_SCOPE(profiler, BrickId::GateProjection);
-    BRICK_PROFILE_SCOPE(profiler, BrickId::Activation);  // two on one line number apart are distinct
-    clock.advance_ns(5);
+    BRICK_PROFILE_SCOPE(profiler,
+                        BrickId::Activation);  // two on one line number apart are distinct
+    clock.advance(std::chrono::nanoseconds(5));
   }
   {
     ProfileScope scope(profiler, BrickId::DownProjection);
     scope.set_work(16, 2048, 64);
-    clock.advance_ns(7);
+    clock.advance(std::chrono::nanoseconds(7));
   }
   const BrickStats up = profiler.brick_stats(BrickId::UpProjection);
   EXPECT_EQ(up.count, 2u);
@@ -188,24 +201,29 @@ TEST(BrickProfiler, StopWithAnOpCostRecordsItsWork) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock));
   ProfileTimer timer = profiler.start(BrickId::LmHead);
-  clock.advance_ns(1000);
+  clock.advance(std::chrono::nanoseconds(1000));
   profiler.stop(timer, OpCost{.tokens = 2, .flops = 3000.0, .bytes = 5000.0});
   const BrickStats stats = profiler.brick_stats(BrickId::LmHead);
   EXPECT_EQ(stats.elements, 2u);
   EXPECT_DOUBLE_EQ(stats.gb_per_second(), 5.0);
   EXPECT_DOUBLE_EQ(stats.gflop_per_second(), 3.0);
   EXPECT_DOUBLE_EQ(stats.tokens_per_second(), 2e6);
+
+  ProfileTimer odd = profiler.start(BrickId::Embedding);
+  profiler.stop(odd, OpCost{.tokens = 1, .flops = -5.0, .bytes = 1e300});
+  EXPECT_EQ(profiler.brick_stats(BrickId::Embedding).flops, 0u);
+  EXPECT_EQ(profiler.brick_stats(BrickId::Embedding).bytes, UINT64_MAX);
 }
 
 TEST(BrickProfiler, NamedBricksTakeTheSlowPathAndIdNamesTheFastOne) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock));
   ProfileTimer custom = profiler.start("my_fused_thing");
-  clock.advance_ns(90);
+  clock.advance(std::chrono::nanoseconds(90));
   profiler.stop(custom, 3);
   ProfileTimer rope = profiler.start("rope");
   EXPECT_EQ(rope.id(), BrickId::RopeEmbedding);
-  clock.advance_ns(10);
+  clock.advance(std::chrono::nanoseconds(10));
   profiler.stop(rope, 1);
   EXPECT_EQ(profiler.stats("my_fused_thing").total_ns, 90u);
   EXPECT_EQ(profiler.stats("my_fused_thing").elements, 3u);
@@ -252,8 +270,26 @@ TEST(BrickProfiler, TokensAndResetAndBudgets) {
   EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).count, 1u);
 }
 
+// A manual clock that counts how often it is read.
+class CountingClock final : public Clock {
+ public:
+  time_point now() const noexcept override {
+    reads_.fetch_add(1, std::memory_order_relaxed);
+    return inner_.now();
+  }
+  bool sleep_until(time_point deadline, std::stop_token stop) override {
+    return inner_.sleep_until(deadline, stop);
+  }
+  std::uint64_t reads() const noexcept { return reads_.load(std::memory_order_relaxed); }
+  void advance(duration by) { inner_.advance(by); }
+
+ private:
+  ManualClock inner_;
+  mutable std::atomic<std::uint64_t> reads_{0};
+};
+
 TEST(BrickProfiler, DisabledProfilerRecordsNothingAndReadsNoClock) {
-  ManualClock clock;
+  CountingClock clock;
   ProfilerOptions options = manual(clock);
   options.enabled = false;
   BrickProfiler profiler(options);
@@ -287,7 +323,7 @@ TEST(BrickProfiler, ATimerStartedWhileEnabledIsRecordedAfterDisable) {
   BrickProfiler profiler(manual(clock));
   ProfileTimer timer = profiler.start(BrickId::RmsNorm);
   profiler.disable();
-  clock.advance_ns(9);
+  clock.advance(std::chrono::nanoseconds(9));
   profiler.stop(timer);
   EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).total_ns, 9u);
 }
@@ -296,7 +332,7 @@ TEST(BrickProfilerMisuse, StoppingTwiceIsCountedAndRecordsOnce) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock));
   ProfileTimer timer = profiler.start(BrickId::RmsNorm);
-  clock.advance_ns(10);
+  clock.advance(std::chrono::nanoseconds(10));
   profiler.stop(timer);
   profiler.stop(timer);
   ProfileTimer never_started;
@@ -318,7 +354,8 @@ TEST(BrickProfilerMisuse, StoppingOnAnotherThreadOrAfterResetIsCounted) {
   ProfileTimer stale = profiler.start(BrickId::RmsNorm);
   profiler.reset();
   profiler.stop(stale);
-  EXPECT_EQ(profiler.misuse_count(ProfilerMisuse::ForeignTimer), 1u) << "reset() zeroes the earlier count";
+  EXPECT_EQ(profiler.misuse_count(ProfilerMisuse::ForeignTimer), 1u)
+      << "reset() zeroes the earlier count";
   EXPECT_EQ(profiler.brick_stats(BrickId::RmsNorm).count, 0u);
 }
 
@@ -367,8 +404,9 @@ TEST(BrickProfiler, ClockIsTscWhenInvariantElseSteadyClock) {
   } else {
     EXPECT_DOUBLE_EQ(profiler.ns_per_tick(), 1.0);
   }
-  EXPECT_NE(profiler.summary().find(std::string("clock ") + std::string(name(profiler.clock_source()))),
-            std::string::npos);
+  EXPECT_NE(
+      profiler.summary().find(std::string("clock ") + std::string(name(profiler.clock_source()))),
+      std::string::npos);
 }
 
 TEST(BrickProfiler, TscConversionAgreesWithSteadyClock) {
@@ -380,7 +418,8 @@ TEST(BrickProfiler, TscConversionAgreesWithSteadyClock) {
   }
   const std::uint64_t tsc_ns = converter.to_ns(__rdtsc() - tsc_begin);
   const std::uint64_t steady_ns = read_steady_clock_ns() - steady_begin;
-  EXPECT_NEAR(static_cast<double>(tsc_ns), static_cast<double>(steady_ns), 0.01 * static_cast<double>(steady_ns));
+  EXPECT_NEAR(static_cast<double>(tsc_ns), static_cast<double>(steady_ns),
+              0.01 * static_cast<double>(steady_ns));
 }
 
 // Several threads record at once while another reads; the totals come out exact.
@@ -388,8 +427,8 @@ TEST(BrickProfilerThreads, ConcurrentRecordingGivesExactTotals) {
   constexpr int kThreads = 6;
   constexpr int kIterations = 20000;
   for (const SyncMode mode : {SyncMode::Eager, SyncMode::Deferred}) {
-    BrickProfiler profiler(ProfilerOptions{.clock = ClockSource::SteadyClock, .sync_mode = mode,
-                                           .trace_capacity_per_thread = 1000});
+    BrickProfiler profiler(ProfilerOptions{
+        .clock = ClockSource::SteadyClock, .sync_mode = mode, .trace_capacity_per_thread = 1000});
     std::atomic<bool> done{false};
     std::thread reader([&] {
       while (!done.load()) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "brick/core/brick_layer.hpp"
+#include "brick/core/error.hpp"
 #include "core/scale_op.hpp"
 
 namespace brick {
@@ -59,6 +60,26 @@ TEST(ProfilingObserver, AFailingMemberIsStillTimedAndTheLayerClosed) {
   EXPECT_EQ(profiler.layer_stats().count, 1u);
   profiler.begin_layer(1);  // would be a StateError if the failed run had left its layer open
   profiler.end_layer();
+}
+
+TEST(ProfilingObserver, AMemberWithoutAnIdIsProfiledByName) {
+  BrickProfiler profiler;
+  ProfilingObserver observer(profiler);
+  observer.on_layer_begin(0);
+  observer.on_brick_begin(BrickId::COUNT, "experimental_op");
+  observer.on_brick_end(BrickId::COUNT, "experimental_op", nullptr);
+  observer.on_layer_end();
+  EXPECT_EQ(profiler.stats("experimental_op").count, 1u);
+  EXPECT_EQ(profiler.misuse_count(ProfilerMisuse::InvalidBrickId), 0u);
+}
+
+TEST(ProfilingObserver, AnOpenProfilerLayerOnTheThreadIsAStateError) {
+  BrickProfiler profiler;
+  ProfilingObserver observer(profiler);
+  profiler.begin_layer(0);
+  EXPECT_THROW(observer.on_layer_begin(1), StateError);
+  profiler.end_layer();
+  EXPECT_THROW(observer.on_layer_end(), StateError);
 }
 
 }  // namespace

@@ -54,15 +54,16 @@ std::vector<float> probe_floats() {
     }
   }
   const float inf = std::numeric_limits<float>::infinity();
-  for (const std::uint32_t bits : {0x7F800001u, 0x7FC00000u, 0x7FBFFFFFu, 0x7FFFFFFFu, 0x7F802000u,
-                                   0xFFC00001u, 0x00000001u, 0x00800000u, 0x33000000u, 0x33000001u,
-                                   0x477FF000u, 0x477FEFFFu, 0x7F7FFFFFu}) {
+  for (const std::uint32_t bits :
+       {0x7F800001u, 0x7FC00000u, 0x7FBFFFFFu, 0x7FFFFFFFu, 0x7F802000u, 0xFFC00001u, 0x00000001u,
+        0x00800000u, 0x33000000u, 0x33000001u, 0x477FF000u, 0x477FEFFFu, 0x7F7FFFFFu}) {
     floats.push_back(std::bit_cast<float>(bits));
     floats.push_back(-std::bit_cast<float>(bits));
   }
   floats.insert(floats.end(), {0.0f, -0.0f, inf, -inf, 65504.0f, 65520.0f, -65520.0f});
   std::mt19937 rng(2024);
-  for (int i = 0; i < 200000; ++i) floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+  for (int i = 0; i < 200000; ++i)
+    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
   return floats;
 }
 
@@ -108,11 +109,11 @@ TEST(Fp16Rows, FloatsRoundToNearestEvenOnEveryBackend) {
 }
 
 TEST(Fp16Rows, TiesGoToTheEvenHalf) {
-  EXPECT_EQ(quant::fp32_to_fp16(1.0f + 1.0f / 2048), 0x3C00);       // 1 + half an ulp: down to even
-  EXPECT_EQ(quant::fp32_to_fp16(1.0f + 3.0f / 2048), 0x3C02);       // 1 + 1.5 ulp: up to even
-  EXPECT_EQ(quant::fp32_to_fp16(65520.0f), 0x7C00);                 // halfway to 2^16 overflows
-  EXPECT_EQ(quant::fp32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);    // half the smallest subnormal
-  EXPECT_EQ(quant::fp32_to_fp16(std::ldexp(3.0f, -26)), 0x0001);    // above it
+  EXPECT_EQ(quant::fp32_to_fp16(1.0f + 1.0f / 2048), 0x3C00);     // 1 + half an ulp: down to even
+  EXPECT_EQ(quant::fp32_to_fp16(1.0f + 3.0f / 2048), 0x3C02);     // 1 + 1.5 ulp: up to even
+  EXPECT_EQ(quant::fp32_to_fp16(65520.0f), 0x7C00);               // halfway to 2^16 overflows
+  EXPECT_EQ(quant::fp32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // half the smallest subnormal
+  EXPECT_EQ(quant::fp32_to_fp16(std::ldexp(3.0f, -26)), 0x0001);  // above it
   EXPECT_EQ(quant::fp32_to_fp16(-0.0f), 0x8000);
 }
 
@@ -131,7 +132,8 @@ TEST(Fp16Rows, AwkwardLengthsAndOffsets) {
                                 std::span<float>(back.data(), n), backend);
         EXPECT_EQ(back[n], 42.0f) << "wrote past the end";
         for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(halves[i], quant::fp32_to_fp16(in[i])) << name(backend) << " n=" << n << " i=" << i;
+          ASSERT_EQ(halves[i], quant::fp32_to_fp16(in[i]))
+              << name(backend) << " n=" << n << " i=" << i;
           ASSERT_EQ(std::bit_cast<std::uint32_t>(back[i]),
                     std::bit_cast<std::uint32_t>(quant::fp16_to_fp32(halves[i])));
         }
@@ -154,7 +156,8 @@ TEST(Fp16Rows, AgreeWithGgml) {
   const std::vector<fp16_t> halves = all_halves();
   std::vector<float> ours(halves.size()), ggml(halves.size());
   quant::fp16_to_fp32_row(halves, ours);
-  oracle.ggml_fp16_to_fp32_row(halves.data(), ggml.data(), static_cast<std::int64_t>(halves.size()));
+  oracle.ggml_fp16_to_fp32_row(halves.data(), ggml.data(),
+                               static_cast<std::int64_t>(halves.size()));
   for (std::size_t h = 0; h < halves.size(); ++h) {
     if (std::isnan(ours[h])) {
       ASSERT_TRUE(std::isnan(ggml[h]));
@@ -165,13 +168,15 @@ TEST(Fp16Rows, AgreeWithGgml) {
   const std::vector<float> floats = probe_floats();
   std::vector<fp16_t> ours16(floats.size()), ggml16(floats.size());
   quant::fp32_to_fp16_row(floats, ours16);
-  oracle.ggml_fp32_to_fp16_row(floats.data(), ggml16.data(), static_cast<std::int64_t>(floats.size()));
+  oracle.ggml_fp32_to_fp16_row(floats.data(), ggml16.data(),
+                               static_cast<std::int64_t>(floats.size()));
   for (std::size_t i = 0; i < floats.size(); ++i) {
     if (std::isnan(floats[i])) {
       ASSERT_EQ(ggml16[i] & 0x7C00, 0x7C00);
       ASSERT_NE(ggml16[i] & 0x3FF, 0);
     } else {
-      ASSERT_EQ(ours16[i], ggml16[i]) << "float bits 0x" << std::hex << std::bit_cast<std::uint32_t>(floats[i]);
+      ASSERT_EQ(ours16[i], ggml16[i])
+          << "float bits 0x" << std::hex << std::bit_cast<std::uint32_t>(floats[i]);
     }
   }
 }

@@ -6,8 +6,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 #include <cstring>
+#include <iostream>
 #include <vector>
 
 #include "brick/core/error.hpp"
@@ -109,7 +109,8 @@ TEST(GgmlOracle, GraphMatVecMatchesDequantizedProduct) {
 // kernels) computes the same products as the plain graph mat-vec, for both weight types.
 template <typename Block>
 void expect_backend_matvec_agrees(const GgmlOracle& oracle, GgmlType type,
-                                  void (GgmlOracle::*quantize)(std::span<const float>, std::span<Block>) const) {
+                                  void (GgmlOracle::*quantize)(std::span<const float>,
+                                                               std::span<Block>) const) {
   constexpr std::size_t kRows = 64, kCols = 2048;
   const std::vector<float> w = normal(kRows * kCols, 21, 0.0f, 0.05f);
   const std::vector<float> x = normal(kCols, 22);
@@ -132,7 +133,8 @@ void expect_backend_matvec_agrees(const GgmlOracle& oracle, GgmlType type,
     for (const int threads : {1, 2}) {
       backend.compute(threads);
       for (std::size_t r = 0; r < kRows; ++r) {
-        ASSERT_NEAR(backend.output()[r], plain.output()[r], 1e-5 * (1.0 + std::fabs(plain.output()[r])))
+        ASSERT_NEAR(backend.output()[r], plain.output()[r],
+                    1e-5 * (1.0 + std::fabs(plain.output()[r])))
             << "row " << r << " repack " << repack << " threads " << threads;
       }
     }

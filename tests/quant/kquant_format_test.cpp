@@ -123,7 +123,7 @@ TEST(KQuantFormat, Q6KScalesAreSigned) {
   std::vector<float> mixed = positive;
   std::copy_n(negative.begin() + 16, 16, mixed.begin() + 16);  // sub-block 1 negative
   quant::quantize_q6k(mixed, {&q, 1});
-  EXPECT_EQ(q.scales[0] < 0, q.scales[1] > 0);
+  EXPECT_EQ(q.scales[0]<0, q.scales[1]> 0);
 }
 
 // A sub-block far quieter than the loudest one gets a stored scale of 0; its quants are then the
@@ -155,7 +155,8 @@ TEST(KQuantFormat, RoundTripErrorIsBounded) {
     const double rms = std::sqrt(sum_sq / x.size());
     const auto relative_rmse = [&](const std::vector<float>& y) {
       double err = 0.0;
-      for (std::size_t i = 0; i < x.size(); ++i) err += (double(y[i]) - x[i]) * (double(y[i]) - x[i]);
+      for (std::size_t i = 0; i < x.size(); ++i)
+        err += (double(y[i]) - x[i]) * (double(y[i]) - x[i]);
       return std::sqrt(err / x.size()) / rms;
     };
     std::vector<float> y(x.size());
@@ -184,11 +185,13 @@ TEST(KQuantFormat, AdversarialPatternsGiveFiniteValues) {
     std::vector<BlockQ5K> q5(4);
     quant::quantize_q5k(pattern.values, q5);
     quant::dequantize_q5k(q5, y);
-    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); })) << pattern.name;
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); }))
+        << pattern.name;
     std::vector<BlockQ6K> q6(4);
     quant::quantize_q6k(pattern.values, q6);
     quant::dequantize_q6k(q6, y);
-    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); })) << pattern.name;
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); }))
+        << pattern.name;
   }
 }
 

@@ -1,5 +1,5 @@
-// Golden vectors produced by ggml's public API (tests/quant/data/README.md): Brick must reproduce the
-// quantized bytes, the Q8_K bytes and the dequantized values with no ggml library present.
+// Golden vectors produced by ggml's public API (tests/quant/data/README.md): Brick must reproduce
+// the quantized bytes, the Q8_K bytes and the dequantized values with no ggml library present.
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -49,7 +49,8 @@ std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
       for (int k = 0; k < 5; ++k) x[index(rng)] = unit(rng) * scale;
       break;
     case 3:  // constant sub-blocks of different levels and signs
-      for (std::size_t i = 0; i < kBlockSize; ++i) x[i] = static_cast<float>(int(i / 16) - 8) * scale;
+      for (std::size_t i = 0; i < kBlockSize; ++i)
+        x[i] = static_cast<float>(int(i / 16) - 8) * scale;
       break;
     case 4:  // all positive (Q5_K's min clamps to zero) with a large offset
       for (float& v : x) v = (2.0f + unit(rng)) * scale;
@@ -78,6 +79,15 @@ std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
         x[i] = (i % 32 == 0 ? 31.6f : i % 32 == 1 ? 0.0f : whole + (half ? 0.5f : 0.0f)) * scale;
       }
       break;
+    case 10:  // infinities among normal values
+      for (float& v : x) v = unit(rng) * scale;
+      for (int k = 0; k < 3; ++k)
+        x[index(rng)] = (rng() & 1 ? 1 : -1) * std::numeric_limits<float>::infinity();
+      break;
+    case 11:  // NaNs among normal values
+      for (float& v : x) v = unit(rng) * scale;
+      for (int k = 0; k < 3; ++k) x[index(rng)] = std::numeric_limits<float>::quiet_NaN();
+      break;
     default:  // plain uniform at a random scale
       for (float& v : x) v = unit(rng) * scale;
       break;
@@ -85,7 +95,7 @@ std::vector<float> structured_block(std::size_t kind, std::mt19937_64& rng) {
   return x;
 }
 
-constexpr std::size_t kStructuredKinds = 11;
+constexpr std::size_t kStructuredKinds = 13;
 
 const std::vector<Row>& rows() {
   static const std::vector<Row> all = [] {
@@ -122,12 +132,13 @@ std::size_t total_blocks() {
 
 // Compares ours with ggml's block by block; reports the first few differing blocks in hex.
 template <typename Block>
-void expect_same_blocks(const Row& row, const std::vector<Block>& ours, const std::vector<Block>& ggml,
-                        int& reported) {
+void expect_same_blocks(const Row& row, const std::vector<Block>& ours,
+                        const std::vector<Block>& ggml, int& reported) {
   for (std::size_t b = 0; b < ours.size(); ++b) {
     if (std::memcmp(&ours[b], &ggml[b], sizeof(Block)) == 0) continue;
-    ADD_FAILURE() << row.name << " block " << b << " differs\n  ours " << to_hex(std::vector<Block>{ours[b]})
-                  << "\n  ggml " << to_hex(std::vector<Block>{ggml[b]});
+    ADD_FAILURE() << row.name << " block " << b << " differs\n  ours "
+                  << to_hex(std::vector<Block>{ours[b]}) << "\n  ggml "
+                  << to_hex(std::vector<Block>{ggml[b]});
     if (++reported >= 5) return;
   }
 }
@@ -235,7 +246,8 @@ std::vector<Block> random_blocks(std::size_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<Block> blocks(count);
   auto* bytes = reinterpret_cast<unsigned char*>(blocks.data());
-  for (std::size_t i = 0; i < count * sizeof(Block); ++i) bytes[i] = static_cast<unsigned char>(rng());
+  for (std::size_t i = 0; i < count * sizeof(Block); ++i)
+    bytes[i] = static_cast<unsigned char>(rng());
   return blocks;
 }
 

@@ -41,8 +41,8 @@ inline std::uint64_t golden_fnv1a64(std::span<const std::byte> bytes) {
   return hash;
 }
 
-// Index of the first float whose bits differ, or -1 when all are identical (so -0.0 != 0.0 and a NaN
-// matches only the same NaN).
+// Index of the first float whose bits differ, or -1 when all are identical (so -0.0 != 0.0 and a
+// NaN matches only the same NaN).
 inline std::ptrdiff_t first_bit_difference(std::span<const float> a, std::span<const float> b) {
   if (a.size() != b.size()) return 0;
   for (std::size_t i = 0; i < a.size(); ++i) {

@@ -1,7 +1,8 @@
 #pragma once
-// The ggml oracle: real ggml shared libraries (npm @node-llama-cpp/linux-x64, pinned in scripts/setup)
-// opened with dlopen, for differential tests and side-by-side benchmarks. Only ggml's public C entry
-// points are used; the structs passed by value are declared here the way ggml.h declares them.
+// The ggml oracle: real ggml shared libraries (npm @node-llama-cpp/linux-x64, pinned in
+// scripts/setup) opened with dlopen, for differential tests and side-by-side benchmarks. Only
+// ggml's public C entry points are used; the structs passed by value are declared here the way
+// ggml.h declares them.
 //
 // libggml-base.so holds the reference quantizers and the graph API; one libggml-cpu-<variant>.so
 // holds the CPU kernels. The variant is the best one this CPU runs (see cpu_variant()), or the one
@@ -33,13 +34,13 @@ class GgmlOracle {
                                           std::int64_t nrows, std::int64_t n_per_row,
                                           const float* imatrix);
 
-  // Opens the libraries once per process and returns the shared instance. Throws brick::IoError when
-  // they are missing or unusable; the message says to run ./scripts/setup. Differential tests call
-  // this and fail (never skip) when it throws.
+  // Opens the libraries once per process and returns the shared instance. Throws brick::IoError
+  // when they are missing or unusable; the message says to run ./scripts/setup. Differential tests
+  // call this and fail (never skip) when it throws.
   static const GgmlOracle& load();
 
-  // The libggml-cpu variants this CPU can run, best first ("zen4", "icelake", "skylakex", "haswell",
-  // "x64"), from Brick's own CPU feature probe.
+  // The libggml-cpu variants this CPU can run, best first ("zen4", "icelake", "skylakex",
+  // "haswell", "x64"), from Brick's own CPU feature probe.
   static std::vector<std::string> cpu_variant_preference(const CpuFeatures& features);
 
   GgmlOracle(const GgmlOracle&) = delete;
@@ -55,11 +56,14 @@ class GgmlOracle {
   // One line for reports: version, commit, the CPU library's path.
   std::string describe() const;
 
-  // Typed wrappers. Sizes must match (256 values per block); they throw brick::InvalidArgument if not.
+  // Typed wrappers. Sizes must match (256 values per block); they throw brick::InvalidArgument if
+  // not.
   void quantize_q5k_ref(std::span<const float> x, std::span<quant::BlockQ5K> out) const;
   void quantize_q6k_ref(std::span<const float> x, std::span<quant::BlockQ6K> out) const;
-  void quantize_q8k_ref(std::span<const float> x, std::span<quant::BlockQ8K> out) const;  // base lib
-  void quantize_q8k(std::span<const float> x, std::span<quant::BlockQ8K> out) const;  // CPU lib (matmul path)
+  void quantize_q8k_ref(std::span<const float> x,
+                        std::span<quant::BlockQ8K> out) const;  // base lib
+  void quantize_q8k(std::span<const float> x,
+                    std::span<quant::BlockQ8K> out) const;  // CPU lib (matmul path)
   // ggml_quantize_chunk without an importance matrix: what llama-quantize writes into a model file.
   void quantize_chunk_q5k(std::span<const float> x, std::size_t n_per_row,
                           std::span<quant::BlockQ5K> out) const;
@@ -69,8 +73,10 @@ class GgmlOracle {
   void dequantize_q6k(std::span<const quant::BlockQ6K> in, std::span<float> out) const;
   void dequantize_q8k(std::span<const quant::BlockQ8K> in, std::span<float> out) const;
   // The CPU library's dispatched dot (the SIMD path of the chosen variant) and its portable C one.
-  float vec_dot_q5k_q8k(std::span<const quant::BlockQ5K> w, std::span<const quant::BlockQ8K> x) const;
-  float vec_dot_q6k_q8k(std::span<const quant::BlockQ6K> w, std::span<const quant::BlockQ8K> x) const;
+  float vec_dot_q5k_q8k(std::span<const quant::BlockQ5K> w,
+                        std::span<const quant::BlockQ8K> x) const;
+  float vec_dot_q6k_q8k(std::span<const quant::BlockQ6K> w,
+                        std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q5k_q8k_generic(std::span<const quant::BlockQ5K> w,
                                 std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q6k_q8k_generic(std::span<const quant::BlockQ6K> w,
@@ -99,9 +105,9 @@ class GgmlOracle {
     void* mem_buffer;
     bool no_alloc;
   };
-  struct Context;   // struct ggml_context
-  struct Tensor;    // struct ggml_tensor
-  struct Graph;     // struct ggml_cgraph
+  struct Context;     // struct ggml_context
+  struct Tensor;      // struct ggml_tensor
+  struct Graph;       // struct ggml_cgraph
   struct ThreadPool;  // struct ggml_threadpool
   // struct ggml_cplan: ggml_graph_plan fills it, the caller provides work_data. Later ggml versions
   // may append fields; the reserved tail keeps them inside this object.
@@ -121,7 +127,8 @@ class GgmlOracle {
   std::size_t (*ggml_row_size)(int type, std::int64_t ne) = nullptr;
   std::size_t (*ggml_nbytes)(const Tensor* tensor) = nullptr;
   Tensor* (*ggml_new_tensor_1d)(Context* ctx, int type, std::int64_t ne0) = nullptr;
-  Tensor* (*ggml_new_tensor_2d)(Context* ctx, int type, std::int64_t ne0, std::int64_t ne1) = nullptr;
+  Tensor* (*ggml_new_tensor_2d)(Context* ctx, int type, std::int64_t ne0,
+                                std::int64_t ne1) = nullptr;
   void* (*ggml_get_data)(const Tensor* tensor) = nullptr;
   Tensor* (*ggml_mul_mat)(Context* ctx, Tensor* a, Tensor* b) = nullptr;
   Graph* (*ggml_new_graph)(Context* ctx) = nullptr;
@@ -137,11 +144,11 @@ class GgmlOracle {
 
   // The backend API, the way llama.cpp runs a model: weights in a backend buffer (the CPU
   // backend's CPU_REPACK buffer type re-lays them out for its gemv kernels when it can).
-  struct Backend;       // ggml_backend_t
-  struct Buffer;        // ggml_backend_buffer_t
-  struct BufferType;    // ggml_backend_buffer_type_t
-  struct Device;        // ggml_backend_dev_t
-  struct Registry;      // ggml_backend_reg_t
+  struct Backend;     // ggml_backend_t
+  struct Buffer;      // ggml_backend_buffer_t
+  struct BufferType;  // ggml_backend_buffer_type_t
+  struct Device;      // ggml_backend_dev_t
+  struct Registry;    // ggml_backend_reg_t
   Buffer* (*ggml_backend_alloc_ctx_tensors_from_buft)(Context* ctx, BufferType* type) = nullptr;
   void (*ggml_backend_buffer_free)(Buffer* buffer) = nullptr;
   const char* (*ggml_backend_buft_name)(BufferType* type) = nullptr;
@@ -171,10 +178,10 @@ class GgmlOracle {
   void* cpu_handle_ = nullptr;
 };
 
-// A weight matrix (rows x cols, ggml type Q5_K / Q6_K / F32) times an f32 vector through ggml's graph
-// API: ggml_mul_mat + ggml_graph_compute_with_ctx (threads created per call, llama.cpp's plain API),
-// or + ggml_graph_compute on a persistent ggml thread pool. Fill weights() and input(), compute, read
-// output(). Not copyable; owns its ggml context and pool.
+// A weight matrix (rows x cols, ggml type Q5_K / Q6_K / F32) times an f32 vector through ggml's
+// graph API: ggml_mul_mat + ggml_graph_compute_with_ctx (threads created per call, llama.cpp's
+// plain API), or + ggml_graph_compute on a persistent ggml thread pool. Fill weights() and input(),
+// compute, read output(). Not copyable; owns its ggml context and pool.
 class GgmlMatVec {
  public:
   GgmlMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows, std::size_t cols);
@@ -182,8 +189,8 @@ class GgmlMatVec {
   GgmlMatVec(const GgmlMatVec&) = delete;
   GgmlMatVec& operator=(const GgmlMatVec&) = delete;
 
-  std::span<std::byte> weights() noexcept { return weights_; }  // row-major, rows * row_bytes
-  std::span<float> input() noexcept { return input_; }          // cols values
+  std::span<std::byte> weights() noexcept { return weights_; }        // row-major, rows * row_bytes
+  std::span<float> input() noexcept { return input_; }                // cols values
   std::span<const float> output() const noexcept { return output_; }  // rows values
   std::size_t row_bytes() const noexcept { return weights_.size() / rows_; }
 
@@ -210,7 +217,8 @@ class GgmlMatVec {
 // with ggml_backend_tensor_set into the CPU backend's CPU_REPACK buffer type when `repack` is asked
 // for and ggml's device says it supports this mat-vec from that buffer (the check llama.cpp makes;
 // ggml then re-lays the rows out for its gemv kernels), else into the plain CPU buffer;
-// ggml_backend_graph_compute runs it with ggml_backend_cpu_set_n_threads threads (created per call).
+// ggml_backend_graph_compute runs it with ggml_backend_cpu_set_n_threads threads (created per
+// call).
 class GgmlBackendMatVec {
  public:
   GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows, std::size_t cols,

@@ -16,8 +16,9 @@ namespace brick::ops {
 // Masked entries (-inf) come out as exactly 0. A row that is entirely -inf (nothing to attend to)
 // comes out as all zeros, not NaN. A NaN anywhere, or a +inf, makes the whole row NaN. The SIMD
 // backends use a vectorised exp whose error is at most 2 ulp over the float range (see
-// src/ops/kernels/exp_f32.hpp). out may be x itself but must not partially overlap it. Throws
-// InvalidArgument when x is empty, the sizes differ, or the spans partially overlap.
+// src/ops/kernels/simd_avx512.hpp; tests/ops/exp_f32_test.cpp measures it). out may be x itself but
+// must not partially overlap it. Throws InvalidArgument when x is empty, the sizes differ, or the
+// spans partially overlap.
 void softmax(std::span<const float> x, std::span<float> out, Backend backend = Backend::Auto);
 
 // One row of attention scores (one query, one head).

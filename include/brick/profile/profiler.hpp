@@ -1,10 +1,10 @@
 #pragma once
 // BrickProfiler: per-brick timing that can stay switched on in production.
 //
-// Hot path. start(BrickId) and stop(timer, ...) index a fixed per-thread array by BrickId: no hashing,
-// no lock, no heap allocation, no exception. Each thread records into its own shard (created, with
-// one allocation, the first time the thread records into this profiler); readers merge the shards
-// off the hot path, so statistics can be read while other threads record.
+// Hot path. start(BrickId) and stop(timer, ...) index a fixed per-thread array by BrickId: no
+// hashing, no lock, no heap allocation, no exception. Each thread records into its own shard
+// (created, with one allocation, the first time the thread records into this profiler); readers
+// merge the shards off the hot path, so statistics can be read while other threads record.
 //
 // Sync modes. Eager closes every brick at stop(): exact per-brick numbers, a little more work per
 // stop. Deferred only buffers (id, start, end) at stop() while a layer is open on the thread, and
@@ -17,12 +17,16 @@
 // Defined behaviour for misuse (never undefined behaviour, never a crash):
 //  - a disabled profiler: start() returns an inert timer without reading the clock, stop() of it,
 //    record() and add_tokens() do nothing; a timer started while enabled is still recorded;
-//  - stop() of a timer that is not running (stopped twice, default-constructed, moved-from): nothing
+//    begin_layer()/end_layer() still check their pairing but time nothing;
+//  - stop() of a timer that is not running (stopped twice, default-constructed, moved-from):
+//  nothing
 //    is recorded, ProfilerMisuse::StopInactiveTimer is counted;
 //  - stop() on another thread than start(), or after reset(): ProfilerMisuse::ForeignTimer counted;
-//  - start()/record() with an id that is not a brick (BrickId::COUNT): ProfilerMisuse::InvalidBrickId;
+//  - start()/record() with an id that is not a brick (BrickId::COUNT):
+//  ProfilerMisuse::InvalidBrickId;
 //  - end_layer() without begin_layer(), begin_layer() inside a layer: StateError;
-//  - stats(name) of a name never recorded, brick_stats(BrickId::COUNT), percentile q outside [0, 1]:
+//  - stats(name) of a name never recorded, brick_stats(BrickId::COUNT), percentile q outside [0,
+//  1]:
 //    InvalidArgument; start("") is InvalidArgument;
 //  - write_*() to a path that cannot be written: IoError.
 // Misuse counts appear in summary(), to_json() and to_prometheus().
@@ -45,6 +49,7 @@
 #include "brick/core/op.hpp"
 #include "brick/profile/brick_stats.hpp"
 #include "brick/profile/profile_clock.hpp"
+#include "brick/runtime/clock.hpp"
 
 namespace brick {
 
@@ -62,7 +67,7 @@ std::string_view name(ProfilerMisuse misuse) noexcept;
 
 struct ProfilerOptions {
   ClockSource clock = default_clock_source();
-  ManualClock* manual_clock = nullptr;  // required when clock == ClockSource::Manual
+  const Clock* manual_clock = nullptr;  // required when clock == ClockSource::Manual
   SyncMode sync_mode = SyncMode::Eager;
   bool enabled = true;
   // Chrome trace events kept per thread; 0 records no trace. Events past the bound are counted.
@@ -91,7 +96,8 @@ struct ShardCache {
 extern constinit thread_local ShardCache tls_shard_cache;
 }  // namespace detail
 
-// A running measurement, returned by start(). Move-only; stop it once, on the thread that started it.
+// A running measurement, returned by start(). Move-only; stop it once, on the thread that started
+// it.
 class [[nodiscard]] ProfileTimer {
  public:
   ProfileTimer() noexcept = default;
@@ -118,7 +124,10 @@ class [[nodiscard]] ProfileTimer {
 
   ProfileTimer(State state, BrickId id, std::uint64_t start_ticks, std::uint32_t shard_serial,
                std::uint32_t named_index) noexcept
-      : start_ticks_(start_ticks), shard_serial_(shard_serial), named_index_(named_index), id_(id),
+      : start_ticks_(start_ticks),
+        shard_serial_(shard_serial),
+        named_index_(named_index),
+        id_(id),
         state_(state) {}
 
   std::uint64_t start_ticks_ = 0;
@@ -164,7 +173,8 @@ class BrickProfiler {
   void begin_layer(std::uint32_t index);
   void end_layer();
 
-  // --- reading (merges all threads; safe while others record) -------------------------------------
+  // --- reading (merges all threads; safe while others record)
+  // -------------------------------------
   std::uint64_t total_ns() const;      // summed durations of every brick, named ones included
   std::uint64_t total_tokens() const;  // summed add_tokens()
   BrickStats brick_stats(BrickId id) const;
@@ -177,7 +187,8 @@ class BrickProfiler {
   std::uint64_t trace_event_count() const;
   std::uint64_t dropped_trace_events() const;
 
-  // --- configuration -------------------------------------------------------------------------------
+  // --- configuration
+  // -------------------------------------------------------------------------------
   void set_budget(BrickId id, TokenBudget budget);
   void clear_budget(BrickId id);
   std::optional<TokenBudget> budget(BrickId id) const;
@@ -189,8 +200,9 @@ class BrickProfiler {
   // Forgets every measurement, layer and misuse count; keeps options, budgets and thread names.
   void reset();
 
-  // --- exports -------------------------------------------------------------------------------------
-  // Human table sorted by total time, then a table per category.
+  // --- exports
+  // ------------------------------------------------------------------------------------- Human
+  // table sorted by total time, then a table per category.
   std::string summary() const;
   // JSON document, schema "brick.profile" version 1 (documented in src/profile/profile_json.cpp).
   std::string to_json() const;
@@ -216,7 +228,7 @@ class BrickProfiler {
   std::atomic<bool> enabled_;
   std::atomic<SyncMode> sync_mode_;
   const ClockSource clock_;
-  const ManualClock* const manual_clock_;
+  const Clock* const manual_clock_;
   const TickConverter converter_;
   std::atomic<std::uint64_t> serial_;
   std::array<std::atomic<std::uint64_t>, kProfilerMisuseCount> misuse_{};
@@ -228,11 +240,17 @@ class ProfileScope {
  public:
   ProfileScope(BrickProfiler& profiler, BrickId id, std::uint64_t elements = 0,
                std::uint64_t bytes = 0, std::uint64_t flops = 0) noexcept
-      : profiler_(profiler), timer_(profiler.start(id)), elements_(elements), bytes_(bytes),
+      : profiler_(profiler),
+        timer_(profiler.start(id)),
+        elements_(elements),
+        bytes_(bytes),
         flops_(flops) {}
   ProfileScope(BrickProfiler& profiler, std::string_view brick_name, std::uint64_t elements = 0,
                std::uint64_t bytes = 0, std::uint64_t flops = 0)
-      : profiler_(profiler), timer_(profiler.start(brick_name)), elements_(elements), bytes_(bytes),
+      : profiler_(profiler),
+        timer_(profiler.start(brick_name)),
+        elements_(elements),
+        bytes_(bytes),
         flops_(flops) {}
   ~ProfileScope() { profiler_.stop(timer_, elements_, bytes_, flops_); }
   ProfileScope(const ProfileScope&) = delete;
@@ -255,24 +273,30 @@ class ProfileScope {
 
 #define BRICK_PROFILE_CONCAT_INNER(a, b) a##b
 #define BRICK_PROFILE_CONCAT(a, b) BRICK_PROFILE_CONCAT_INNER(a, b)
-// BRICK_PROFILE_SCOPE(profiler, BrickId::RmsNorm, tokens[, bytes, flops]) times the rest of the scope.
+// BRICK_PROFILE_SCOPE(profiler, BrickId::RmsNorm, tokens[, bytes, flops]) times the rest of the
+// scope.
 #define BRICK_PROFILE_SCOPE(...) \
   ::brick::ProfileScope BRICK_PROFILE_CONCAT(brick_profile_scope_, __LINE__)(__VA_ARGS__)
 
-// --- inline hot path ---------------------------------------------------------------------------------
+// --- inline hot path
+// ---------------------------------------------------------------------------------
 
 inline std::uint64_t BrickProfiler::now_ticks() const noexcept {
   switch (clock_) {
-    case ClockSource::Tsc: return __rdtsc();
-    case ClockSource::SteadyClock: return read_steady_clock_ns();
-    case ClockSource::Manual: break;
+    case ClockSource::Tsc:
+      return __rdtsc();
+    case ClockSource::SteadyClock:
+      return read_steady_clock_ns();
+    case ClockSource::Manual:
+      break;
   }
-  return manual_clock_->now_ns();
+  return static_cast<std::uint64_t>(manual_clock_->now().time_since_epoch().count());
 }
 
 inline detail::ShardCache* BrickProfiler::current_shard() noexcept {
   detail::ShardCache& cache = detail::tls_shard_cache;
-  if (cache.profiler_serial == serial_.load(std::memory_order_relaxed)) [[likely]] return &cache;
+  if (cache.profiler_serial == serial_.load(std::memory_order_relaxed)) [[likely]]
+    return &cache;
   return attach_thread();
 }
 
@@ -283,7 +307,8 @@ inline ProfileTimer BrickProfiler::start(BrickId id) noexcept {
     if (cache != nullptr) count_misuse(ProfilerMisuse::InvalidBrickId);
     return {ProfileTimer::State::Inert, id, 0, 0, 0};
   }
-  return {ProfileTimer::State::Running, id, now_ticks(), cache->shard_serial, ProfileTimer::kNoName};
+  return {ProfileTimer::State::Running, id, now_ticks(), cache->shard_serial,
+          ProfileTimer::kNoName};
 }
 
 inline void BrickProfiler::stop(ProfileTimer& timer, std::uint64_t elements, std::uint64_t bytes,

@@ -1,6 +1,8 @@
 #pragma once
 // Profiles every brick a BrickLayer runs: the layer becomes a profiler layer (so Deferred mode
-// buffers inside it) and each member one timed brick execution with its tokens, bytes and FLOPs.
+// buffers inside it) and each member one timed brick execution with its tokens, bytes and FLOPs; a
+// member without a BrickId is profiled by name. on_layer_begin throws StateError when the thread
+// already has a profiler layer open.
 #include <cstddef>
 #include <string_view>
 

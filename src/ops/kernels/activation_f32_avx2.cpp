@@ -6,7 +6,7 @@ namespace {
 
 // x / (1 + exp(-x)) with a true division, as the scalar reference computes it.
 inline __m256 silu_f32x8(__m256 x) noexcept {
-  const __m256 e = exp_f32x8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  const __m256 e = exp_f32x8</*kNegate=*/true>(x);
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 

@@ -6,7 +6,7 @@ namespace {
 
 // x / (1 + exp(-x)) with a true division, as the scalar reference computes it.
 inline __m512 silu_f32x16(__m512 x) noexcept {
-  const __m512 e = exp_f32x16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+  const __m512 e = exp_f32x16</*kNegate=*/true>(x);
   return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
 

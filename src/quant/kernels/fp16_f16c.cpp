@@ -18,7 +18,8 @@ void fp16_to_fp32_f16c(const std::uint16_t* in, float* out, std::size_t n) noexc
     std::uint16_t half[8] = {};
     float single[8];
     std::memcpy(half, in + i, (n - i) * sizeof(std::uint16_t));
-    _mm256_storeu_ps(single, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(half))));
+    _mm256_storeu_ps(single,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(half))));
     std::memcpy(out + i, single, (n - i) * sizeof(float));
   }
 }

@@ -2,6 +2,7 @@
 
 #include "brick/core/backend.hpp"
 #include "brick/core/cpu_features.hpp"
+#include "brick/quant/dot_kernels.hpp"
 #include "brick/runtime/simd_config/amx_support.hpp"
 #include "commands.hpp"
 
@@ -18,9 +19,14 @@ void add_info_command(CLI::App& app) {
       const auto missing = missing_feature(b, cpu);
       fmt::print(" {}={}", name(b), missing ? fmt::format("no (needs {})", *missing) : "yes");
     }
-    fmt::print("\namx        {}", describe(amx_support()));
-    fmt::print("\nselected   {} (BRICK_BACKEND forces one for the whole process)\n",
-               name(resolve(Backend::Auto)));
+    fmt::print("\namx        {}\n", describe(amx_support()));
+    const Backend selected = resolve(Backend::Auto);
+    fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
+    fmt::print(
+        "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32): {}\n",
+        name(selected));
+    fmt::print("           dot_q5k_q8k, dot_q6k_q8k, k-quant matvec, fused QKV / gate-up: {}\n",
+               quant::name(quant::dot_isa(selected)));
   });
 }
 

@@ -156,7 +156,7 @@ TEST(DotDispatch, Avx512RunsTheVnniVariantWhereTheCpuHasIt) {
 // ggml's golden vectors: weight rows and Q8_K rows as ggml quantized them, and the value ggml's own
 // vec_dot returned for them.
 std::map<std::string, std::string> read_golden() {
-  std::ifstream in(std::string(BRICK_SOURCE_DIR) + "/../shared/ggml-golden/kquant-vectors.txt");
+  std::ifstream in(std::string(BRICK_SOURCE_DIR) + "/tests/quant/data/kquant-vectors.txt");
   std::map<std::string, std::string> lines;
   std::string line;
   while (std::getline(in, line)) {
@@ -183,7 +183,7 @@ std::vector<Block> blocks_from_hex(const std::string& field) {
 
 TYPED_TEST(DotTest, MatchesGgmlGoldenVectors) {
   const auto golden = read_golden();
-  ASSERT_FALSE(golden.empty()) << "../shared/ggml-golden/kquant-vectors.txt not found";
+  ASSERT_FALSE(golden.empty()) << "tests/quant/data/kquant-vectors.txt not found";
   int checked = 0;
   for (const auto& [key, value] : golden) {
     const std::string suffix = ".quant_hex";

@@ -4,9 +4,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +11,7 @@
 #include "brick/quant/dot_kernels.hpp"
 #include "brick/quant/kquants.hpp"
 #include "quant/kquant_blocks.hpp"
+#include "support/ggml_golden.hpp"
 
 namespace brick::quant {
 namespace {
@@ -153,47 +151,19 @@ TEST(DotDispatch, Avx512RunsTheVnniVariantWhereTheCpuHasIt) {
   EXPECT_FALSE(is_supported(DotIsa::Avx512Vnni, none));
 }
 
-// ggml's golden vectors: weight rows and Q8_K rows as ggml quantized them, and the value ggml's own
-// vec_dot returned for them.
-std::map<std::string, std::string> read_golden() {
-  std::ifstream in(std::string(BRICK_SOURCE_DIR) + "/tests/quant/data/kquant-vectors.txt");
-  std::map<std::string, std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto space = line.find(' ');
-    lines[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return lines;
-}
-
-template <class Block>
-std::vector<Block> blocks_from_hex(const std::string& field) {
-  std::istringstream in(field);
-  std::size_t bytes = 0;
-  std::string hex;
-  in >> bytes >> hex;
-  std::vector<Block> out(bytes / sizeof(Block));
-  auto* raw = reinterpret_cast<unsigned char*>(out.data());
-  for (std::size_t i = 0; i < out.size() * sizeof(Block); ++i) {
-    raw[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  }
-  return out;
-}
-
 TYPED_TEST(DotTest, MatchesGgmlGoldenVectors) {
-  const auto golden = read_golden();
-  ASSERT_FALSE(golden.empty()) << "tests/quant/data/kquant-vectors.txt not found";
+  const auto& golden = test::ggml_golden();
   int checked = 0;
-  for (const auto& [key, value] : golden) {
+  for (const auto& line : golden) {
+    const std::string& key = line.first;
     const std::string suffix = ".quant_hex";
     if (key.size() < suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string row = key.substr(0, key.size() - suffix.size());
     if (row.find(TypeParam::kGgmlName) == std::string::npos) continue;
-    const auto w = blocks_from_hex<typename TypeParam::Block>(value);
-    const auto x = blocks_from_hex<BlockQ8K>(golden.at(row + ".q8K_hex"));
+    const auto w = test::golden_blocks<typename TypeParam::Block>(key);
+    const auto x = test::golden_blocks<BlockQ8K>(row + ".q8K_hex");
     ASSERT_EQ(w.size(), x.size()) << row;
-    const double ggml = std::stod(golden.at(row + ".vec_dot_cpu"));
+    const double ggml = std::stod(test::golden_field(row + ".vec_dot_cpu").at(0));
     const test::ExactDot expected = exact_dot(w, x);
     for (DotIsa isa : supported_isas()) {
       EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), ggml,

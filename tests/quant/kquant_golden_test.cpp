@@ -5,15 +5,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <map>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "brick/quant/kquants.hpp"
 #include "kquant_testing.hpp"
+#include "support/ggml_golden.hpp"
 
 namespace brick::test {
 namespace {
@@ -22,35 +20,6 @@ using quant::BlockQ5K;
 using quant::BlockQ6K;
 using quant::BlockQ8K;
 using quant::kBlockSize;
-
-using GoldenLines = std::map<std::string, std::vector<std::string>>;
-
-const GoldenLines& golden() {
-  static const GoldenLines lines = [] {
-    GoldenLines parsed;
-    const std::string path = std::string(BRICK_SOURCE_DIR) + "/tests/quant/data/kquant-vectors.txt";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open " + path);
-    std::string line;
-    while (std::getline(file, line)) {
-      if (line.empty() || line.front() == '#') continue;
-      std::istringstream words(line);
-      std::string key;
-      words >> key;
-      std::vector<std::string> values;
-      for (std::string value; words >> value;) values.push_back(value);
-      parsed.emplace(key, std::move(values));
-    }
-    return parsed;
-  }();
-  return lines;
-}
-
-const std::vector<std::string>& field(const std::string& key) {
-  const auto it = golden().find(key);
-  if (it == golden().end()) throw std::runtime_error("golden file has no line " + key);
-  return it->second;
-}
 
 // The generator's inputs (ggml tests/test-quantize-fns.cpp), evaluated as in C: cosf in float,
 // the sum in double, rounded to float.
@@ -95,7 +64,7 @@ std::vector<GoldenCase> golden_cases() {
 }
 
 std::string hex_field(const std::string& key, std::size_t expected_bytes) {
-  const auto& values = field(key);
+  const auto& values = golden_field(key);
   EXPECT_EQ(values.size(), 2u) << key;
   EXPECT_EQ(std::stoul(values.at(0)), expected_bytes) << key;
   return values.at(1);
@@ -113,24 +82,24 @@ void check_case(const GoldenCase& c, void (*quantize)(std::span<const float>, st
   std::vector<Block> q(c.n / kBlockSize);
   quantize(x, q);
   const auto q_bytes = bytes_of(std::span<const Block>(q));
-  EXPECT_EQ(golden_fnv1a64(q_bytes), std::stoull(field(key + ".fnv1a64_quant").at(0), nullptr, 16))
+  EXPECT_EQ(golden_fnv1a64(q_bytes), std::stoull(golden_field(key + ".fnv1a64_quant").at(0), nullptr, 16))
       << key;
-  if (golden().contains(key + ".quant_hex")) {
+  if (ggml_golden().contains(key + ".quant_hex")) {
     EXPECT_EQ(to_hex(q_bytes), hex_field(key + ".quant_hex", q_bytes.size())) << key;
   }
 
   std::vector<BlockQ8K> y8(c.n / kBlockSize);
   quant::quantize_q8k(y, y8);
   const auto y8_bytes = bytes_of(std::span<const BlockQ8K>(y8));
-  EXPECT_EQ(golden_fnv1a64(y8_bytes), std::stoull(field(key + ".fnv1a64_q8K").at(0), nullptr, 16))
+  EXPECT_EQ(golden_fnv1a64(y8_bytes), std::stoull(golden_field(key + ".fnv1a64_q8K").at(0), nullptr, 16))
       << key;
-  if (golden().contains(key + ".q8K_hex")) {
+  if (ggml_golden().contains(key + ".q8K_hex")) {
     EXPECT_EQ(to_hex(y8_bytes), hex_field(key + ".q8K_hex", y8_bytes.size())) << key;
   }
 
   std::vector<float> deq(c.n);
   dequantize(q, deq);
-  const auto& first8 = field(key + ".deq_first8");
+  const auto& first8 = golden_field(key + ".deq_first8");
   ASSERT_EQ(first8.size(), 8u);
   for (std::size_t i = 0; i < 8; ++i) {
     // Printed with 9 significant digits, which round-trips a float exactly; "-0" keeps its sign.
@@ -161,9 +130,9 @@ INSTANTIATE_TEST_SUITE_P(GgmlGolden, KQuantGolden, ::testing::ValuesIn(golden_ca
 // Every case the golden file holds is exercised above (a new generator line cannot go unchecked).
 TEST(KQuantGolden, CoversEveryGoldenRow) {
   std::size_t covered = 0;
-  for (const auto& c : golden_cases()) covered += golden().contains(c.key() + ".fnv1a64_quant");
+  for (const auto& c : golden_cases()) covered += ggml_golden().contains(c.key() + ".fnv1a64_quant");
   std::size_t in_file = 0;
-  for (const auto& [key, values] : golden()) {
+  for (const auto& [key, values] : ggml_golden()) {
     in_file += key.ends_with(".fnv1a64_quant");
   }
   EXPECT_EQ(covered, in_file);

@@ -1,0 +1,52 @@
+#include "support/ggml_golden.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace brick::test {
+
+const GoldenLines& ggml_golden() {
+  static const GoldenLines lines = [] {
+    const std::string path = std::string(BRICK_SOURCE_DIR) + "/tests/quant/data/kquant-vectors.txt";
+    std::ifstream file(path);
+    if (!file) throw std::runtime_error("cannot open the golden vectors " + path);
+    GoldenLines parsed;
+    std::string line;
+    while (std::getline(file, line)) {
+      if (line.empty() || line.front() == '#') continue;
+      std::istringstream words(line);
+      std::string key;
+      words >> key;
+      std::vector<std::string> values;
+      for (std::string value; words >> value;) values.push_back(value);
+      parsed.emplace(key, std::move(values));
+    }
+    return parsed;
+  }();
+  return lines;
+}
+
+const std::vector<std::string>& golden_field(const std::string& key) {
+  const auto it = ggml_golden().find(key);
+  if (it == ggml_golden().end()) throw std::runtime_error("the golden file has no line " + key);
+  return it->second;
+}
+
+std::vector<unsigned char> golden_bytes(const std::string& key) {
+  const auto& values = golden_field(key);
+  if (values.size() != 2) throw std::runtime_error(key + " is not a `key nbytes hex` line");
+  const std::size_t count = std::stoul(values[0]);
+  const std::string& hex = values[1];
+  if (hex.size() != 2 * count) {
+    throw std::runtime_error(key + " declares " + values[0] + " bytes but holds " +
+                             std::to_string(hex.size() / 2));
+  }
+  std::vector<unsigned char> bytes(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    bytes[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  }
+  return bytes;
+}
+
+}  // namespace brick::test

@@ -12,9 +12,10 @@ Result<LayerReport> BrickLayer::run(LayerObserver* observer, std::size_t layer_i
   if (observer) observer->on_layer_begin(layer_index);
   LayerReport report;
   report.layer = name_;
-  report.members.reserve(members_.size());
+  report.members = reports_;
   double slowest_us = -1.0;
-  for (Member& member : members_) {
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    Member& member = members_[i];
     if (observer) observer->on_brick_begin(member.id, member.name);
     Result<RunReport> result = member.run();
     if (observer) observer->on_brick_end(member.id, member.name, result ? &*result : nullptr);
@@ -30,7 +31,7 @@ Result<LayerReport> BrickLayer::run(LayerObserver* observer, std::size_t layer_i
       slowest_us = run.metrics.us_per_token;
       report.bottleneck = member.name;
     }
-    report.members.push_back(run);
+    reports_[i] = run;
   }
   report.throughput_ceiling_tokens_per_s = slowest_us > 0 ? 1e6 / slowest_us : 0.0;
   if (observer) observer->on_layer_end();

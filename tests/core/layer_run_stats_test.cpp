@@ -35,8 +35,10 @@ TEST(LayerRunStats, MergesMembersByNameAndSumsHandComputedTotals) {
 
   LayerReport first;
   first.total_ns = 6000;
-  first.members = {report("score", 1000, 1, 4000, 2.0, ok), report("score", 3000, 1, 4000, 2.0, ok),
-                   report("down", 2000, 1, 8000, 1.0, bad)};
+  const std::vector<RunReport> members = {report("score", 1000, 1, 4000, 2.0, ok),
+                                          report("score", 3000, 1, 4000, 2.0, ok),
+                                          report("down", 2000, 1, 8000, 1.0, bad)};
+  first.members = members;
   LayerRunStats stats;
   stats.add(first);
   stats.add(first);

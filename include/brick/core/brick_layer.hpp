@@ -13,13 +13,14 @@
 
 namespace brick {
 
+// Views into the layer and its bricks, like RunReport: valid until the layer runs again.
 struct LayerReport {
-  std::string layer;
-  std::vector<RunReport> members;  // in run order; assertion spans point into the bricks
+  std::string_view layer;
+  std::span<const RunReport> members;  // in run order
   std::uint64_t total_ns = 0;
   double us_per_token = 0.0;                   // sum over members
   double throughput_ceiling_tokens_per_s = 0;  // 1e6 / the slowest member's µs per token
-  std::string bottleneck;                      // name of the slowest member
+  std::string_view bottleneck;                 // name of the slowest member
   bool budget_met = true;                      // every member met its budget
 };
 
@@ -37,13 +38,15 @@ class BrickLayer {
                   std::span<float> output) {
     members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
                               [&brick, &input, output] { return brick.run(input, output); }});
+    reports_.resize(members_.size());
     return *this;
   }
 
   // Sum of the members' budgets, µs per token.
   double budget_us_per_token() const noexcept;
 
-  // Runs every member in order; stops at the first member that returns an error. The observer, when
+  // Runs every member in order; stops at the first member that returns an error. Allocates nothing.
+  // The observer, when
   // given, sees the layer begin and end (as `layer_index`) and every member before and after it
   // runs.
   Result<LayerReport> run(LayerObserver* observer = nullptr, std::size_t layer_index = 0);
@@ -58,6 +61,7 @@ class BrickLayer {
 
   std::string name_;
   std::vector<Member> members_;
+  std::vector<RunReport> reports_;  // one per member, rewritten by each run
 };
 
 }  // namespace brick

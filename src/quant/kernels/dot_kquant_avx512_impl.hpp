@@ -1,13 +1,8 @@
 #pragma once
 // The AVX-512 Q5_K·Q8_K and Q6_K·Q8_K kernels, shared by two translation units: dot_*_avx512.cpp
-// (AVX-512 F/BW: scales applied with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp (the same with
-// VNNI's vpdpwssd, which multiplies by the scales and accumulates in one instruction). Everything
+// (AVX-512 F/BW: vpmaddubsw pairs, scaled with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp
+// (vpdpbusd sums of four, packed to int16 and scaled with vpdpwssd, see packed_dots). Everything
 // here is in an anonymous namespace so that each TU keeps its own copy, compiled with its own flags.
-//
-// Why vpdpwssd and not vpdpbusd: vpdpbusd sums four u8*s8 products straight into int32 lanes, but
-// k-quant sub-block scales must then be applied to those lanes with a 32-bit multiply and an add
-// (three instructions per 64 quants). vpmaddubsw followed by vpdpwssd does the products, the scale
-// and the accumulation in two, with the same exact integer result.
 // GCC 12 reports its own AVX-512 intrinsics' deliberately undefined pass-through operands as
 // uninitialised at -O3; the warning is about the header, not this code.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -30,13 +25,8 @@ namespace brick::quant::kernels {
 namespace {
 
 // acc + (products * scales), pairs of int16 summed into int32 lanes.
-template <bool kVnni>
 inline __m512i accumulate_scaled(__m512i acc, __m512i products, __m512i scales) {
-  if constexpr (kVnni) {
-    return _mm512_dpwssd_epi32(acc, products, scales);
-  } else {
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(products, scales));
-  }
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(products, scales));
 }
 
 inline float horizontal_sum(__m128 v) {
@@ -53,17 +43,41 @@ inline __m512i lane_sums(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
   return _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
 }
 
-// Sub-block scales (int16) are spread over the lanes of maddubs' output with one cross-lane vpermw
-// per block and a cheap in-lane vpshufb per vector: the vpermw puts in 128-bit lane i the four
-// scales that lane i needs for vectors 0..3, and vector k's vpshufb then repeats element k across
-// its lane. `scale_of(k, lane128)` names the sub-block whose scale vector k needs in that lane.
+// 32 int16 lanes, lane p holding index(p): the vpermw controls that place sub-block scales.
+template <class IndexOf>
+inline __m512i int16_index(IndexOf index_of) {
+  alignas(64) std::int16_t index[32];
+  for (int lane = 0; lane < 32; ++lane) index[lane] = static_cast<std::int16_t>(index_of(lane));
+  return _mm512_load_si512(index);
+}
+
+// Without VNNI, sub-block scales (int16) are spread over the lanes of maddubs' output with one
+// cross-lane vpermw per block and a cheap in-lane vpshufb per vector: the vpermw puts in 128-bit
+// lane i the four scales that lane i needs for vectors 0..3, and vector k's vpshufb then repeats
+// element k across its lane. `scale_of(k, lane128)` names the sub-block whose scale vector k needs
+// in that lane.
 template <class ScaleOf>
 inline __m512i arrange_scales_index(ScaleOf scale_of) {
-  alignas(64) std::int16_t index[32];
-  for (int lane = 0; lane < 32; ++lane) {
-    index[lane] = static_cast<std::int16_t>(scale_of(lane % 4, lane / 8));
-  }
-  return _mm512_load_si512(index);
+  return int16_index([&](int lane) { return scale_of(lane % 4, lane / 8); });
+}
+
+// With VNNI, vpdpbusd sums four u8*s8 products per int32 lane (|sum| <= 4 * 63 * 128 < 2^15), so
+// two such vectors pack losslessly (vpackssdw, in-lane) into one vector of int16 partial sums,
+// which one vpdpwssd multiplies by the scales and accumulates. Per 128 values that is 2 vpdpbusd +
+// 1 pack + 1 vpdpwssd instead of 2 vpmaddubsw + 2 vpshufb + 2 vpdpwssd. After the pack, int16 lane
+// p of 128-bit lane p / 8 comes from the first vector when p % 8 < 4, else from the second.
+// `sub_block_of(first_or_second, lane128)` names the sub-block such a lane belongs to.
+template <class SubBlockOf>
+inline __m512i packed_scales_index(SubBlockOf sub_block_of) {
+  return int16_index([&](int lane) { return sub_block_of((lane % 8) / 4, lane / 8); });
+}
+
+// A template so that the AVX-512 F/BW translation unit, which never instantiates it, compiles.
+template <bool kVnni>
+inline __m512i packed_dots(__m512i q0, __m512i y0, __m512i q1, __m512i y1) {
+  static_assert(kVnni);
+  const __m512i zero = _mm512_setzero_si512();
+  return _mm512_packs_epi32(_mm512_dpbusd_epi32(zero, q0, y0), _mm512_dpbusd_epi32(zero, q1, y1));
 }
 
 inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((2 * k + 1) << 8 | 2 * k)); }
@@ -96,6 +110,9 @@ struct Q6KConstants {
   // Vector k covers sub-blocks 4k..4k+3, one per 128-bit lane.
   __m512i arrange = arrange_scales_index([](int k, int lane128) { return 4 * k + lane128; });
   __m512i pick[4] = {pick_scale(0), pick_scale(1), pick_scale(2), pick_scale(3)};
+  // Packed vectors 0+1 and 2+3.
+  __m512i packed_arrange[2] = {packed_scales_index([](int v, int lane128) { return 4 * v + lane128; }),
+                               packed_scales_index([](int v, int lane128) { return 8 + 4 * v + lane128; })};
 };
 
 // (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte.
@@ -108,28 +125,38 @@ template <bool kVnni>
 inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
   // The quants first and the scales (at the end of the block) last: a block is read in address
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
-  __m512i products[4];
+  __m512i q[4];
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = load_halves(w.ql + 64 * half);
     const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
-    const __m512i q_low = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
-    const __m512i q_high =
+    q[2 * half] = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
+    q[2 * half + 1] =
         merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
-    products[2 * half] = _mm512_maddubs_epi16(q_low, _mm512_loadu_si512(x.qs + 128 * half));
-    products[2 * half + 1] = _mm512_maddubs_epi16(q_high, _mm512_loadu_si512(x.qs + 128 * half + 64));
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
-  // Two accumulators: the chain of dependent vpdpwssd is half as long.
-  __m512i sum_even = _mm512_setzero_si512();
-  __m512i sum_odd = _mm512_setzero_si512();
-  sum_even = accumulate_scaled<kVnni>(sum_even, products[0], _mm512_shuffle_epi8(scales, k.pick[0]));
-  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[1], _mm512_shuffle_epi8(scales, k.pick[1]));
-  sum_even = accumulate_scaled<kVnni>(sum_even, products[2], _mm512_shuffle_epi8(scales, k.pick[2]));
-  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[3], _mm512_shuffle_epi8(scales, k.pick[3]));
-  const __m512i sum = _mm512_add_epi32(sum_even, sum_odd);
+  __m512i sum;
+  if constexpr (kVnni) {
+    const __m512i first = _mm512_dpwssd_epi32(
+        _mm512_setzero_si512(),
+        packed_dots<kVnni>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
+        _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
+    const __m512i second = _mm512_dpwssd_epi32(
+        _mm512_setzero_si512(),
+        packed_dots<kVnni>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
+        _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
+    sum = _mm512_add_epi32(first, second);
+  } else {
+    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
+    // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
+    __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int v = 0; v < 4; ++v) {
+      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], _mm512_loadu_si512(x.qs + 64 * v)),
+                                             _mm512_shuffle_epi8(scales, k.pick[v]));
+    }
+    sum = _mm512_add_epi32(sums[0], sums[1]);
+  }
   return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
 }
 
@@ -156,19 +183,22 @@ float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t 
   return horizontal_sum(acc);
 }
 
-// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp.
-inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
-  std::uint32_t word[3];
-  std::memcpy(word, packed, sizeof word);
-  const std::uint32_t six = 0x3F3F3F3Fu;
-  const std::uint32_t four = 0x0F0F0F0Fu;
-  const std::uint32_t two = 0x03030303u;
-  const std::uint32_t scales_lo = word[0] & six;
-  const std::uint32_t scales_hi = (word[2] & four) | (((word[0] >> 6) & two) << 4);
-  const std::uint32_t mins_lo = word[1] & six;
-  const std::uint32_t mins_hi = ((word[2] >> 4) & four) | (((word[1] >> 6) & two) << 4);
-  return _mm_set_epi32(static_cast<int>(mins_hi), static_cast<int>(mins_lo),
-                       static_cast<int>(scales_hi), static_cast<int>(scales_lo));
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp,
+// unpacked in a vector register: with the 12 packed bytes as dwords w0, w1, w2, the result dwords
+// are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) & 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) |
+// ((w1 >> 2) & 0x30..)]. The 16-byte load reads 4 bytes of qh, which follow in the same block.
+struct Q5KScaleConstants {
+  __m128i low_shift = _mm_set_epi32(4, 0, 0, 0);
+  __m128i low_mask = _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F);
+  __m128i high_mask = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
+};
+
+inline __m128i unpack_scales_mins(const std::uint8_t* packed, const Q5KScaleConstants& k) {
+  const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(2, 1, 2, 0)), k.low_shift),
+                                    k.low_mask);
+  const __m128i high = _mm_srli_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(1, 1, 0, 0)), 2);
+  return _mm_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
 }
 
 // Q5_K: 64 quants per zmm, one 32-byte chunk of qs loaded into both halves: the low half keeps the
@@ -191,26 +221,45 @@ struct Q5KConstants {
       pick[c] = pick_scale(c);
     }
   }
+  Q5KScaleConstants scale_constants;
+  // Packed vectors 0+1 and 2+3.
+  __m512i packed_arrange[2] = {
+      packed_scales_index([](int v, int lane128) { return 2 * v + lane128 / 2; }),
+      packed_scales_index([](int v, int lane128) { return 4 + 2 * v + lane128 / 2; })};
 };
 
 // [sum_j sc_j * q . y folded to 8 lanes | sum_j m_j * bsum_j over 8 lanes].
 template <bool kVnni>
 inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstants& k) {
-  const __m128i scales_mins = unpack_scales_mins(w.scales);
-  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins)));
+  const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
+  const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
   const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
   const __m256i min_sum = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   const __m512i qh = load_twice(w.qh);
-  // Two accumulators: the chain of dependent vpdpwssd is half as long.
-  __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  __m512i q[4];
   for (int c = 0; c < 4; ++c) {
     const __m512i packed = load_twice(w.qs + 32 * c);
     const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
     const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
-    const __m512i q = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
-    const __m512i y = _mm512_loadu_si512(x.qs + 64 * c);
-    sums[c % 2] = accumulate_scaled<kVnni>(sums[c % 2], _mm512_maddubs_epi16(q, y),
-                                           _mm512_shuffle_epi8(scales, k.pick[c]));
+    q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
+  }
+  __m512i sums[2];
+  if constexpr (kVnni) {
+    for (int pair = 0; pair < 2; ++pair) {
+      const std::int8_t* y = x.qs + 128 * pair;
+      sums[pair] = _mm512_dpwssd_epi32(
+          _mm512_setzero_si512(),
+          packed_dots<kVnni>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
+          _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
+    }
+  } else {
+    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, scales16);
+    // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
+    sums[0] = sums[1] = _mm512_setzero_si512();
+    for (int c = 0; c < 4; ++c) {
+      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], _mm512_loadu_si512(x.qs + 64 * c)),
+                                      _mm512_shuffle_epi8(scales, k.pick[c]));
+    }
   }
   const __m512i sum = _mm512_add_epi32(sums[0], sums[1]);
   const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));

@@ -35,6 +35,32 @@ inline float horizontal_sum(__m128 v) {
   return _mm_cvtss_f32(v);
 }
 
+// Calls group(w4, x4, acc) -> acc for every four blocks. The last one to three blocks are copied
+// into zero-padded groups: zero blocks have zero scales and quants and add exactly nothing. Whole
+// groups let the four blocks' sums stay in registers and their scales be gathered with vector loads.
+template <class Block, class Group>
+inline float dot_in_groups_of_four(const Block* w, const BlockQ8K* x, std::size_t blocks, Group group) {
+  __m128 acc = _mm_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) acc = group(w + b, x + b, acc);
+  if (b < blocks) {
+    Block w_tail[4] = {};
+    BlockQ8K x_tail[4] = {};
+    std::memcpy(w_tail, w + b, (blocks - b) * sizeof(Block));
+    std::memcpy(x_tail, x + b, (blocks - b) * sizeof(BlockQ8K));
+    acc = group(w_tail, x_tail, acc);
+  }
+  return horizontal_sum(acc);
+}
+
+inline __m128 activation_scales(const BlockQ8K* x4) { return _mm_set_ps(x4[3].d, x4[2].d, x4[1].d, x4[0].d); }
+
+inline int load_dword(const void* p) {
+  int dword;
+  std::memcpy(&dword, p, sizeof dword);
+  return dword;
+}
+
 // Per 128-bit lane, [sum of that lane of v0, ... of v3]: the first step of reducing four blocks'
 // integer sums at once, exactly.
 inline __m512i lane_sums(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
@@ -163,24 +189,17 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
 template <bool kVnni>
 float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q6KConstants k;
-  __m128 acc = _mm_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    __m512i sums[4] = {};
-    // The four blocks' fp16 scales are converted together.
-    alignas(16) std::uint16_t d[8] = {};
-    alignas(16) float dx[4] = {};
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
-      sums[i] = block_sum<kVnni>(w[b + i], x[b + i], k);
-      d[i] = w[b + i].d;
-      dx[i] = x[b + i].d;
-    }
-    const __m128 scales = _mm_mul_ps(_mm_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))), _mm_load_ps(dx));
-    const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
+  return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) {
+    const __m512i lanes = lane_sums(block_sum<kVnni>(w4[0], x4[0], k), block_sum<kVnni>(w4[1], x4[1], k),
+                                    block_sum<kVnni>(w4[2], x4[2], k), block_sum<kVnni>(w4[3], x4[3], k));
     const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
     const __m128i block_totals = _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
-    acc = _mm_fmadd_ps(scales, _mm_cvtepi32_ps(block_totals), acc);
-  }
-  return horizontal_sum(acc);
+    __m128i d = _mm_cvtsi32_si128(w4[0].d);
+    d = _mm_insert_epi16(d, w4[1].d, 1);
+    d = _mm_insert_epi16(d, w4[2].d, 2);
+    d = _mm_insert_epi16(d, w4[3].d, 3);
+    return _mm_fmadd_ps(_mm_mul_ps(_mm_cvtph_ps(d), activation_scales(x4)), _mm_cvtepi32_ps(block_totals), acc);
+  });
 }
 
 // The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp,
@@ -210,6 +229,8 @@ struct Q5KConstants {
   __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
   // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
   __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+  // Interleaved [d0, dmin0, d1, dmin1, ...] (fp16) to [d0, d1, d2, d3, dmin0, ...].
+  __m128i split_d_dmin = _mm_set_epi8(15, 14, 11, 10, 7, 6, 3, 2, 13, 12, 9, 8, 5, 4, 1, 0);
   // Vector c covers sub-block 2c in 128-bit lanes 0-1 and 2c+1 in lanes 2-3.
   __m512i arrange = arrange_scales_index([](int c, int lane128) { return 2 * c + lane128 / 2; });
   __m512i fifth_bit[4];
@@ -269,30 +290,21 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
 template <bool kVnni>
 float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q5KConstants k;
-  __m128 acc = _mm_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    __m512i sums[4] = {};
-    // The four blocks' fp16 d (first four) and dmin (last four) are converted together.
-    alignas(16) std::uint16_t scale_halves[8] = {};
-    alignas(16) float dx[4] = {};
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
-      sums[i] = block_sums<kVnni>(w[b + i], x[b + i], k);
-      scale_halves[i] = w[b + i].d;
-      scale_halves[4 + i] = w[b + i].dmin;
-      dx[i] = x[b + i].d;
-    }
-    const __m128 xd = _mm_load_ps(dx);
-    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(scale_halves))),
-                                        _mm256_set_m128(xd, xd));
-    const __m128 d = _mm256_castps256_ps128(scales);
-    const __m128 dmin = _mm256_extractf128_ps(scales, 1);
+  return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) {
     // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
-    const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
+    const __m512i lanes = lane_sums(block_sums<kVnni>(w4[0], x4[0], k), block_sums<kVnni>(w4[1], x4[1], k),
+                                    block_sums<kVnni>(w4[2], x4[2], k), block_sums<kVnni>(w4[3], x4[3], k));
     const __m512i pairs = _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
-    acc = _mm_fnmadd_ps(dmin, _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
-  }
-  return horizontal_sum(acc);
+    // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
+    __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w4[0].d));
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[1].d), 1);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[2].d), 2);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[3].d), 3);
+    const __m128 xd = activation_scales(x4);
+    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
+    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
+    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
+  });
 }
 
 }  // namespace

@@ -161,29 +161,26 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
-  __m512i sum;
+  // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
+  const __m512i offset =
+      _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), bsums));
   if constexpr (kVnni) {
     const __m512i first = _mm512_dpwssd_epi32(
-        _mm512_setzero_si512(),
-        packed_dots<kVnni>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
+        offset, packed_dots<kVnni>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
         _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
-    const __m512i second = _mm512_dpwssd_epi32(
-        _mm512_setzero_si512(),
-        packed_dots<kVnni>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
+    return _mm512_dpwssd_epi32(
+        first, packed_dots<kVnni>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
         _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
-    sum = _mm512_add_epi32(first, second);
   } else {
     const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
-    __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    __m512i sums[2] = {offset, _mm512_setzero_si512()};
     for (int v = 0; v < 4; ++v) {
       sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], _mm512_loadu_si512(x.qs + 64 * v)),
-                                             _mm512_shuffle_epi8(scales, k.pick[v]));
+                                      _mm512_shuffle_epi8(scales, k.pick[v]));
     }
-    sum = _mm512_add_epi32(sums[0], sums[1]);
+    return _mm512_add_epi32(sums[0], sums[1]);
   }
-  return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
 }
 
 template <bool kVnni>
@@ -264,25 +261,25 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
     const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
     q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
   }
-  __m512i sums[2];
+  __m512i sum;
   if constexpr (kVnni) {
+    sum = _mm512_setzero_si512();
     for (int pair = 0; pair < 2; ++pair) {
       const std::int8_t* y = x.qs + 128 * pair;
-      sums[pair] = _mm512_dpwssd_epi32(
-          _mm512_setzero_si512(),
-          packed_dots<kVnni>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
+      sum = _mm512_dpwssd_epi32(
+          sum, packed_dots<kVnni>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
           _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
     }
   } else {
     const __m512i scales = _mm512_permutexvar_epi16(k.arrange, scales16);
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
-    sums[0] = sums[1] = _mm512_setzero_si512();
+    __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int c = 0; c < 4; ++c) {
       sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], _mm512_loadu_si512(x.qs + 64 * c)),
                                       _mm512_shuffle_epi8(scales, k.pick[c]));
     }
+    sum = _mm512_add_epi32(sums[0], sums[1]);
   }
-  const __m512i sum = _mm512_add_epi32(sums[0], sums[1]);
   const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
 }

@@ -24,6 +24,9 @@
 namespace brick::quant::kernels {
 namespace {
 
+// What the including translation unit was compiled for.
+enum class Avx512Level { Bw, Vnni, VnniGfni };
+
 // acc + (products * scales), pairs of int16 summed into int32 lanes.
 inline __m512i accumulate_scaled(__m512i acc, __m512i products, __m512i scales) {
   return _mm512_add_epi32(acc, _mm512_madd_epi16(products, scales));
@@ -99,9 +102,9 @@ inline __m512i packed_scales_index(SubBlockOf sub_block_of) {
 }
 
 // A template so that the AVX-512 F/BW translation unit, which never instantiates it, compiles.
-template <bool kVnni>
+template <Avx512Level kLevel>
 inline __m512i packed_dots(__m512i q0, __m512i y0, __m512i q1, __m512i y1) {
-  static_assert(kVnni);
+  static_assert(kLevel != Avx512Level::Bw);
   const __m512i zero = _mm512_setzero_si512();
   return _mm512_packs_epi32(_mm512_dpbusd_epi32(zero, q0, y0), _mm512_dpbusd_epi32(zero, q1, y1));
 }
@@ -114,6 +117,25 @@ inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((
 inline __m512i load_halves(const std::uint8_t* p) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32)), 1);
+}
+
+// gf2p8affineqb matrices copy bits of each byte to other positions and clear the rest: row i
+// (byte 7 - i) of a matrix names the source bits of result bit i. bit_move(from, to) is the matrix
+// of one move; or them to move several bits. One matrix per 64-bit lane lets the two 256-bit
+// halves of a zmm move different bits.
+constexpr std::uint64_t bit_move(int from, int to) { return std::uint64_t{1} << from << 8 * (7 - to); }
+
+inline __m512i per_half_matrices(std::uint64_t low, std::uint64_t high) {
+  return _mm512_inserti64x4(_mm512_set1_epi64(static_cast<long long>(low)),
+                            _mm256_set1_epi64x(static_cast<long long>(high)), 1);
+}
+
+// The GFNI-only statements below sit in templates that the other translation units never
+// instantiate, so they compile without -mgfni.
+template <Avx512Level kLevel>
+inline __m512i move_bits(__m512i bytes, __m512i matrices) {
+  static_assert(kLevel == Avx512Level::VnniGfni);
+  return _mm512_gf2p8affine_epi64_epi8(bytes, matrices, 0);
 }
 
 // A 32-byte load repeated into both 256-bit halves of a zmm.
@@ -136,6 +158,11 @@ struct Q6KConstants {
   // Vector k covers sub-blocks 4k..4k+3, one per 128-bit lane.
   __m512i arrange = arrange_scales_index([](int k, int lane128) { return 4 * k + lane128; });
   __m512i pick[4] = {pick_scale(0), pick_scale(1), pick_scale(2), pick_scale(3)};
+  // With GFNI, the two high bits of every quant move straight to bits 4-5 with the rest cleared:
+  // values 0..63 of a half take qh bits 0-1 (low 256 bits) and 2-3 (high), values 64..127 bits 4-5
+  // and 6-7.
+  __m512i qh_to_low_values = per_half_matrices(bit_move(0, 4) | bit_move(1, 5), bit_move(2, 4) | bit_move(3, 5));
+  __m512i qh_to_high_values = per_half_matrices(bit_move(4, 4) | bit_move(5, 5), bit_move(6, 4) | bit_move(7, 5));
   // Packed vectors 0+1 and 2+3.
   __m512i packed_arrange[2] = {packed_scales_index([](int v, int lane128) { return 4 * v + lane128; }),
                                packed_scales_index([](int v, int lane128) { return 8 + 4 * v + lane128; })};
@@ -147,29 +174,37 @@ inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
 }
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
-template <bool kVnni>
+template <Avx512Level kLevel>
 inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
   // The quants first and the scales (at the end of the block) last: a block is read in address
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
   __m512i q[4];
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = load_halves(w.ql + 64 * half);
-    const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
-    q[2 * half] = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
-    q[2 * half + 1] =
-        merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
+    __m512i high_bits[2];
+    if constexpr (kLevel == Avx512Level::VnniGfni) {
+      const __m512i qh = load_twice(w.qh + 32 * half);
+      high_bits[0] = move_bits<kLevel>(qh, k.qh_to_low_values);
+      high_bits[1] = move_bits<kLevel>(qh, k.qh_to_high_values);
+    } else {
+      const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
+      high_bits[0] = _mm512_sllv_epi16(qh, k.shift_low_values);
+      high_bits[1] = _mm512_srlv_epi16(qh, k.shift_high_values);
+    }
+    q[2 * half] = merge_nibbles(ql, high_bits[0], k.low_nibble);
+    q[2 * half + 1] = merge_nibbles(_mm512_srli_epi16(ql, 4), high_bits[1], k.low_nibble);
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
   const __m512i offset =
       _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), bsums));
-  if constexpr (kVnni) {
+  if constexpr (kLevel != Avx512Level::Bw) {
     const __m512i first = _mm512_dpwssd_epi32(
-        offset, packed_dots<kVnni>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
+        offset, packed_dots<kLevel>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
         _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
     return _mm512_dpwssd_epi32(
-        first, packed_dots<kVnni>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
+        first, packed_dots<kLevel>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
         _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
   } else {
     const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
@@ -183,12 +218,12 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
   }
 }
 
-template <bool kVnni>
+template <Avx512Level kLevel>
 float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q6KConstants k;
   return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) {
-    const __m512i lanes = lane_sums(block_sum<kVnni>(w4[0], x4[0], k), block_sum<kVnni>(w4[1], x4[1], k),
-                                    block_sum<kVnni>(w4[2], x4[2], k), block_sum<kVnni>(w4[3], x4[3], k));
+    const __m512i lanes = lane_sums(block_sum<kLevel>(w4[0], x4[0], k), block_sum<kLevel>(w4[1], x4[1], k),
+                                    block_sum<kLevel>(w4[2], x4[2], k), block_sum<kLevel>(w4[3], x4[3], k));
     const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
     const __m128i block_totals = _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
     __m128i d = _mm_cvtsi32_si128(w4[0].d);
@@ -239,6 +274,10 @@ struct Q5KConstants {
       pick[c] = pick_scale(c);
     }
   }
+  // With GFNI, the fifth bit of every quant moves straight to bit 4 with the rest cleared.
+  __m512i fifth_bit_to_4[4] = {
+      per_half_matrices(bit_move(0, 4), bit_move(1, 4)), per_half_matrices(bit_move(2, 4), bit_move(3, 4)),
+      per_half_matrices(bit_move(4, 4), bit_move(5, 4)), per_half_matrices(bit_move(6, 4), bit_move(7, 4))};
   Q5KScaleConstants scale_constants;
   // Packed vectors 0+1 and 2+3.
   __m512i packed_arrange[2] = {
@@ -247,7 +286,7 @@ struct Q5KConstants {
 };
 
 // [sum_j sc_j * q . y folded to 8 lanes | sum_j m_j * bsum_j over 8 lanes].
-template <bool kVnni>
+template <Avx512Level kLevel>
 inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstants& k) {
   const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
   const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
@@ -257,17 +296,22 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
   __m512i q[4];
   for (int c = 0; c < 4; ++c) {
     const __m512i packed = load_twice(w.qs + 32 * c);
-    const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
-    const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
-    q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
+    if constexpr (kLevel == Avx512Level::VnniGfni) {
+      q[c] = merge_nibbles(_mm512_srlv_epi16(packed, k.nibble_shift), move_bits<kLevel>(qh, k.fifth_bit_to_4[c]),
+                           k.low_nibble);
+    } else {
+      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
+      const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
+      q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
+    }
   }
   __m512i sum;
-  if constexpr (kVnni) {
+  if constexpr (kLevel != Avx512Level::Bw) {
     sum = _mm512_setzero_si512();
     for (int pair = 0; pair < 2; ++pair) {
       const std::int8_t* y = x.qs + 128 * pair;
       sum = _mm512_dpwssd_epi32(
-          sum, packed_dots<kVnni>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
+          sum, packed_dots<kLevel>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
           _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
     }
   } else {
@@ -284,13 +328,13 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
 }
 
-template <bool kVnni>
+template <Avx512Level kLevel>
 float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q5KConstants k;
   return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) {
     // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
-    const __m512i lanes = lane_sums(block_sums<kVnni>(w4[0], x4[0], k), block_sums<kVnni>(w4[1], x4[1], k),
-                                    block_sums<kVnni>(w4[2], x4[2], k), block_sums<kVnni>(w4[3], x4[3], k));
+    const __m512i lanes = lane_sums(block_sums<kLevel>(w4[0], x4[0], k), block_sums<kLevel>(w4[1], x4[1], k),
+                                    block_sums<kLevel>(w4[2], x4[2], k), block_sums<kLevel>(w4[3], x4[3], k));
     const __m512i pairs = _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w4[0].d));

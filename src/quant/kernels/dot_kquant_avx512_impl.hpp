@@ -38,23 +38,20 @@ inline float horizontal_sum(__m128 v) {
   return _mm_cvtss_f32(v);
 }
 
-// Calls group(w4, x4, acc) -> acc for every four blocks. The last one to three blocks are copied
-// into zero-padded groups: zero blocks have zero scales and quants and add exactly nothing. Whole
-// groups let the four blocks' sums stay in registers and their scales be gathered with vector loads.
-template <class Block, class Group>
-inline float dot_in_groups_of_four(const Block* w, const BlockQ8K* x, std::size_t blocks, Group group) {
+// Calls group(w4, x4, acc) -> acc for every four blocks and single(w, x, acc) -> acc for each of
+// the last one to three. Whole groups let the four blocks' sums stay in registers, be reduced to
+// per-block totals together and have their scales gathered with vector loads.
+template <class Block, class Group, class Single>
+inline float dot_in_groups_of_four(const Block* w, const BlockQ8K* x, std::size_t blocks, Group group,
+                                   Single single) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) acc = group(w + b, x + b, acc);
-  if (b < blocks) {
-    Block w_tail[4] = {};
-    BlockQ8K x_tail[4] = {};
-    std::memcpy(w_tail, w + b, (blocks - b) * sizeof(Block));
-    std::memcpy(x_tail, x + b, (blocks - b) * sizeof(BlockQ8K));
-    acc = group(w_tail, x_tail, acc);
-  }
+  for (; b < blocks; ++b) acc = single(w[b], x[b], acc);
   return horizontal_sum(acc);
 }
+
+inline float fp16_scalar(std::uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
 
 inline __m128 activation_scales(const BlockQ8K* x4) { return _mm_set_ps(x4[3].d, x4[2].d, x4[1].d, x4[0].d); }
 
@@ -231,6 +228,9 @@ float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t 
     d = _mm_insert_epi16(d, w4[2].d, 2);
     d = _mm_insert_epi16(d, w4[3].d, 3);
     return _mm_fmadd_ps(_mm_mul_ps(_mm_cvtph_ps(d), activation_scales(x4)), _mm_cvtepi32_ps(block_totals), acc);
+  }, [&k](const BlockQ6K& w1, const BlockQ8K& x1, __m128 acc) {
+    const float total = static_cast<float>(_mm512_reduce_add_epi32(block_sum<kLevel>(w1, x1, k)));
+    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * total));
   });
 }
 
@@ -345,6 +345,12 @@ float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t 
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
     acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
     return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
+  }, [&k](const BlockQ5K& w1, const BlockQ8K& x1, __m128 acc) {
+    // Lanes 0-7 hold the scaled sums, 8-15 the min sums.
+    const __m512i sums = block_sums<kLevel>(w1, x1, k);
+    const float scaled = static_cast<float>(_mm512_mask_reduce_add_epi32(0x00FF, sums));
+    const float mins = static_cast<float>(_mm512_mask_reduce_add_epi32(0xFF00, sums));
+    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins));
   });
 }
 

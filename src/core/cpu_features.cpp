@@ -68,6 +68,7 @@ CpuFeatures detect_cpu_features() {
       f.avx512bw = f.avx512f && bit(leaf7.ebx, 30);
       f.avx512vl = f.avx512f && bit(leaf7.ebx, 31);
       f.avx512vnni = f.avx512f && bit(leaf7.ecx, 11);
+      f.gfni = f.avx && bit(leaf7.ecx, 8);
       f.amx_bf16 = os_amx && bit(leaf7.edx, 22);
       f.amx_tile = os_amx && bit(leaf7.edx, 24);
       f.amx_int8 = os_amx && bit(leaf7.edx, 25);
@@ -116,6 +117,7 @@ std::string describe(const CpuFeatures& f) {
       {f.avx512vl, "avx512vl"},
       {f.avx512vnni, "avx512vnni"},
       {f.avx512bf16, "avx512bf16"},
+      {f.gfni, "gfni"},
       {f.avxvnni, "avxvnni"},
       {f.amx_tile, "amx-tile"},
       {f.amx_int8, "amx-int8"},

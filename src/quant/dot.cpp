@@ -13,17 +13,19 @@ namespace {
 std::string_view missing_feature(DotIsa isa) {
   const CpuFeatures& features = cpu_features();
   const Backend needs = isa == DotIsa::Avx2 ? Backend::Avx2 : Backend::Avx512;
-  return brick::missing_feature(needs, features).value_or("AVX-512 VNNI");
+  if (const auto missing = brick::missing_feature(needs, features)) return *missing;
+  return !features.avx512vnni || isa == DotIsa::Avx512Vnni ? "AVX-512 VNNI" : "GFNI";
 }
 
 template <class Kernel>
-Kernel pick(DotIsa isa, Kernel scalar, Kernel avx2, Kernel avx512, Kernel avx512vnni) {
+Kernel pick(DotIsa isa, Kernel scalar, Kernel avx2, Kernel avx512, Kernel avx512vnni, Kernel avx512gfni) {
   if (!is_supported(isa)) throw BackendUnavailable(name(isa), missing_feature(isa));
   switch (isa) {
     case DotIsa::Scalar: return scalar;
     case DotIsa::Avx2: return avx2;
     case DotIsa::Avx512: return avx512;
     case DotIsa::Avx512Vnni: return avx512vnni;
+    case DotIsa::Avx512Gfni: return avx512gfni;
   }
   return scalar;
 }
@@ -44,6 +46,7 @@ std::string_view name(DotIsa isa) noexcept {
     case DotIsa::Avx2: return "avx2";
     case DotIsa::Avx512: return "avx512";
     case DotIsa::Avx512Vnni: return "avx512vnni";
+    case DotIsa::Avx512Gfni: return "avx512gfni";
   }
   return "unknown";
 }
@@ -55,6 +58,8 @@ bool is_supported(DotIsa isa, const CpuFeatures& features) noexcept {
     case DotIsa::Avx512: return brick::is_supported(Backend::Avx512, features);
     case DotIsa::Avx512Vnni:
       return brick::is_supported(Backend::Avx512, features) && features.avx512vnni;
+    case DotIsa::Avx512Gfni:
+      return brick::is_supported(Backend::Avx512, features) && features.avx512vnni && features.gfni;
   }
   return false;
 }
@@ -63,6 +68,7 @@ DotIsa dot_isa(Backend backend) {
   switch (resolve(backend)) {
     case Backend::Avx2: return DotIsa::Avx2;
     case Backend::Avx512:
+      if (is_supported(DotIsa::Avx512Gfni)) return DotIsa::Avx512Gfni;
       return is_supported(DotIsa::Avx512Vnni) ? DotIsa::Avx512Vnni : DotIsa::Avx512;
     case Backend::Auto:
     case Backend::Scalar: break;
@@ -72,12 +78,14 @@ DotIsa dot_isa(Backend backend) {
 
 DotQ5KKernel dot_q5k_q8k_kernel(DotIsa isa) {
   return pick<DotQ5KKernel>(isa, kernels::dot_q5k_q8k_scalar, kernels::dot_q5k_q8k_avx2,
-                            kernels::dot_q5k_q8k_avx512, kernels::dot_q5k_q8k_avx512vnni);
+                            kernels::dot_q5k_q8k_avx512, kernels::dot_q5k_q8k_avx512vnni,
+                            kernels::dot_q5k_q8k_avx512gfni);
 }
 
 DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa) {
   return pick<DotQ6KKernel>(isa, kernels::dot_q6k_q8k_scalar, kernels::dot_q6k_q8k_avx2,
-                            kernels::dot_q6k_q8k_avx512, kernels::dot_q6k_q8k_avx512vnni);
+                            kernels::dot_q6k_q8k_avx512, kernels::dot_q6k_q8k_avx512vnni,
+                            kernels::dot_q6k_q8k_avx512gfni);
 }
 
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {

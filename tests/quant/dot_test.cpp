@@ -136,19 +136,31 @@ TYPED_TEST(DotTest, PublicDotValidatesSizesAndHonoursTheBackend) {
   }
 }
 
-TEST(DotDispatch, Avx512RunsTheVnniVariantWhereTheCpuHasIt) {
+TEST(DotDispatch, Avx512RunsTheBestVariantTheCpuHas) {
   EXPECT_EQ(dot_isa(Backend::Scalar), DotIsa::Scalar);
   if (brick::is_supported(Backend::Avx2)) {
     EXPECT_EQ(dot_isa(Backend::Avx2), DotIsa::Avx2);
   }
   if (brick::is_supported(Backend::Avx512)) {
-    EXPECT_EQ(dot_isa(Backend::Avx512),
-              cpu_features().avx512vnni ? DotIsa::Avx512Vnni : DotIsa::Avx512);
+    const DotIsa expected = !cpu_features().avx512vnni ? DotIsa::Avx512
+                            : cpu_features().gfni       ? DotIsa::Avx512Gfni
+                                                        : DotIsa::Avx512Vnni;
+    EXPECT_EQ(dot_isa(Backend::Avx512), expected);
   }
   CpuFeatures none;
   EXPECT_TRUE(is_supported(DotIsa::Scalar, none));
   EXPECT_FALSE(is_supported(DotIsa::Avx2, none));
   EXPECT_FALSE(is_supported(DotIsa::Avx512Vnni, none));
+  EXPECT_FALSE(is_supported(DotIsa::Avx512Gfni, none));
+  // VNNI without GFNI (Cascade Lake) keeps the VNNI kernel.
+  CpuFeatures cascade_lake;
+  cascade_lake.avx = cascade_lake.avx2 = cascade_lake.fma = cascade_lake.f16c = true;
+  cascade_lake.avx512f = cascade_lake.avx512bw = cascade_lake.avx512dq = cascade_lake.avx512vl = true;
+  cascade_lake.avx512vnni = true;
+  EXPECT_TRUE(is_supported(DotIsa::Avx512Vnni, cascade_lake));
+  EXPECT_FALSE(is_supported(DotIsa::Avx512Gfni, cascade_lake));
+  cascade_lake.gfni = true;
+  EXPECT_TRUE(is_supported(DotIsa::Avx512Gfni, cascade_lake));
 }
 
 TYPED_TEST(DotTest, MatchesGgmlGoldenVectors) {

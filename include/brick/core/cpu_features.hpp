@@ -17,6 +17,7 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool avx512vnni = false;
   bool avx512bf16 = false;
+  bool gfni = false;  // Galois-field byte affine transforms (the CPU bit; EVEX forms also need avx512f)
   bool avxvnni = false;
   // AMX here means CPUID + XCR0 tile state; Linux also requires a per-process permission request,
   // which runtime/simd_config checks before any tile instruction runs.

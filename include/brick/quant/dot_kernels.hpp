@@ -1,7 +1,8 @@
 #pragma once
 // The instruction-set variants of the k-quant dot kernels, for callers that run many dots (matvec,
 // fused ops) and pick the function once, and for tests and benchmarks that compare every variant.
-// A Backend maps to one variant: Avx512 runs Avx512Vnni where the CPU has AVX-512 VNNI.
+// A Backend maps to one variant: Avx512 runs the best of Avx512Gfni (AVX-512 VNNI + GFNI),
+// Avx512Vnni and Avx512 (F/BW) that the CPU has.
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -12,10 +13,10 @@
 
 namespace brick::quant {
 
-enum class DotIsa : unsigned char { Scalar, Avx2, Avx512, Avx512Vnni };
+enum class DotIsa : unsigned char { Scalar, Avx2, Avx512, Avx512Vnni, Avx512Gfni };
 
-inline constexpr std::array<DotIsa, 4> kDotIsas = {DotIsa::Scalar, DotIsa::Avx2, DotIsa::Avx512,
-                                                   DotIsa::Avx512Vnni};
+inline constexpr std::array<DotIsa, 5> kDotIsas = {DotIsa::Scalar, DotIsa::Avx2, DotIsa::Avx512,
+                                                   DotIsa::Avx512Vnni, DotIsa::Avx512Gfni};
 
 std::string_view name(DotIsa isa) noexcept;
 

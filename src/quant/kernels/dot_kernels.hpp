@@ -13,10 +13,12 @@ float dot_q5k_q8k_scalar(const BlockQ5K* w, const BlockQ8K* x, std::size_t block
 float dot_q5k_q8k_avx2(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q5k_q8k_avx512(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q5k_q8k_avx512vnni(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
+float dot_q5k_q8k_avx512gfni(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 
 float dot_q6k_q8k_scalar(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q6k_q8k_avx512(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q6k_q8k_avx512vnni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
+float dot_q6k_q8k_avx512gfni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 
 }  // namespace brick::quant::kernels

@@ -1,13 +1,8 @@
 #pragma once
 // The AVX-512 Q5_K·Q8_K and Q6_K·Q8_K kernels, shared by two translation units: dot_*_avx512.cpp
-// (AVX-512 F/BW: scales applied with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp (the same with
-// VNNI's vpdpwssd, which multiplies by the scales and accumulates in one instruction). Everything
+// (AVX-512 F/BW: vpmaddubsw pairs, scaled with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp
+// (vpdpbusd sums of four, packed to int16 and scaled with vpdpwssd, see packed_dots). Everything
 // here is in an anonymous namespace so that each TU keeps its own copy, compiled with its own flags.
-//
-// Why vpdpwssd and not vpdpbusd: vpdpbusd sums four u8*s8 products straight into int32 lanes, but
-// k-quant sub-block scales must then be applied to those lanes with a 32-bit multiply and an add
-// (three instructions per 64 quants). vpmaddubsw followed by vpdpwssd does the products, the scale
-// and the accumulation in two, with the same exact integer result.
 // GCC 12 reports its own AVX-512 intrinsics' deliberately undefined pass-through operands as
 // uninitialised at -O3; the warning is about the header, not this code.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -29,20 +24,41 @@
 namespace brick::quant::kernels {
 namespace {
 
+// What the including translation unit was compiled for.
+enum class Avx512Level { Bw, Vnni, VnniGfni };
+
 // acc + (products * scales), pairs of int16 summed into int32 lanes.
-template <bool kVnni>
 inline __m512i accumulate_scaled(__m512i acc, __m512i products, __m512i scales) {
-  if constexpr (kVnni) {
-    return _mm512_dpwssd_epi32(acc, products, scales);
-  } else {
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(products, scales));
-  }
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(products, scales));
 }
 
 inline float horizontal_sum(__m128 v) {
   v = _mm_add_ps(v, _mm_movehl_ps(v, v));
   v = _mm_add_ss(v, _mm_movehdup_ps(v));
   return _mm_cvtss_f32(v);
+}
+
+// Calls group(w4, x4, acc) -> acc for every four blocks and single(w, x, acc) -> acc for each of
+// the last one to three. Whole groups let the four blocks' sums stay in registers, be reduced to
+// per-block totals together and have their scales gathered with vector loads.
+template <class Block, class Group, class Single>
+inline float dot_in_groups_of_four(const Block* w, const BlockQ8K* x, std::size_t blocks, Group group,
+                                   Single single) {
+  __m128 acc = _mm_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) acc = group(w + b, x + b, acc);
+  for (; b < blocks; ++b) acc = single(w[b], x[b], acc);
+  return horizontal_sum(acc);
+}
+
+inline float fp16_scalar(std::uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
+
+inline __m128 activation_scales(const BlockQ8K* x4) { return _mm_set_ps(x4[3].d, x4[2].d, x4[1].d, x4[0].d); }
+
+inline int load_dword(const void* p) {
+  int dword;
+  std::memcpy(&dword, p, sizeof dword);
+  return dword;
 }
 
 // Per 128-bit lane, [sum of that lane of v0, ... of v3]: the first step of reducing four blocks'
@@ -53,17 +69,41 @@ inline __m512i lane_sums(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
   return _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
 }
 
-// Sub-block scales (int16) are spread over the lanes of maddubs' output with one cross-lane vpermw
-// per block and a cheap in-lane vpshufb per vector: the vpermw puts in 128-bit lane i the four
-// scales that lane i needs for vectors 0..3, and vector k's vpshufb then repeats element k across
-// its lane. `scale_of(k, lane128)` names the sub-block whose scale vector k needs in that lane.
+// 32 int16 lanes, lane p holding index(p): the vpermw controls that place sub-block scales.
+template <class IndexOf>
+inline __m512i int16_index(IndexOf index_of) {
+  alignas(64) std::int16_t index[32];
+  for (int lane = 0; lane < 32; ++lane) index[lane] = static_cast<std::int16_t>(index_of(lane));
+  return _mm512_load_si512(index);
+}
+
+// Without VNNI, sub-block scales (int16) are spread over the lanes of maddubs' output with one
+// cross-lane vpermw per block and a cheap in-lane vpshufb per vector: the vpermw puts in 128-bit
+// lane i the four scales that lane i needs for vectors 0..3, and vector k's vpshufb then repeats
+// element k across its lane. `scale_of(k, lane128)` names the sub-block whose scale vector k needs
+// in that lane.
 template <class ScaleOf>
 inline __m512i arrange_scales_index(ScaleOf scale_of) {
-  alignas(64) std::int16_t index[32];
-  for (int lane = 0; lane < 32; ++lane) {
-    index[lane] = static_cast<std::int16_t>(scale_of(lane % 4, lane / 8));
-  }
-  return _mm512_load_si512(index);
+  return int16_index([&](int lane) { return scale_of(lane % 4, lane / 8); });
+}
+
+// With VNNI, vpdpbusd sums four u8*s8 products per int32 lane (|sum| <= 4 * 63 * 128 < 2^15), so
+// two such vectors pack losslessly (vpackssdw, in-lane) into one vector of int16 partial sums,
+// which one vpdpwssd multiplies by the scales and accumulates. Per 128 values that is 2 vpdpbusd +
+// 1 pack + 1 vpdpwssd instead of 2 vpmaddubsw + 2 vpshufb + 2 vpdpwssd. After the pack, int16 lane
+// p of 128-bit lane p / 8 comes from the first vector when p % 8 < 4, else from the second.
+// `sub_block_of(first_or_second, lane128)` names the sub-block such a lane belongs to.
+template <class SubBlockOf>
+inline __m512i packed_scales_index(SubBlockOf sub_block_of) {
+  return int16_index([&](int lane) { return sub_block_of((lane % 8) / 4, lane / 8); });
+}
+
+// A template so that the AVX-512 F/BW translation unit, which never instantiates it, compiles.
+template <Avx512Level kLevel>
+inline __m512i packed_dots(__m512i q0, __m512i y0, __m512i q1, __m512i y1) {
+  static_assert(kLevel != Avx512Level::Bw);
+  const __m512i zero = _mm512_setzero_si512();
+  return _mm512_packs_epi32(_mm512_dpbusd_epi32(zero, q0, y0), _mm512_dpbusd_epi32(zero, q1, y1));
 }
 
 inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((2 * k + 1) << 8 | 2 * k)); }
@@ -74,6 +114,25 @@ inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((
 inline __m512i load_halves(const std::uint8_t* p) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32)), 1);
+}
+
+// gf2p8affineqb matrices copy bits of each byte to other positions and clear the rest: row i
+// (byte 7 - i) of a matrix names the source bits of result bit i. bit_move(from, to) is the matrix
+// of one move; or them to move several bits. One matrix per 64-bit lane lets the two 256-bit
+// halves of a zmm move different bits.
+constexpr std::uint64_t bit_move(int from, int to) { return std::uint64_t{1} << from << 8 * (7 - to); }
+
+inline __m512i per_half_matrices(std::uint64_t low, std::uint64_t high) {
+  return _mm512_inserti64x4(_mm512_set1_epi64(static_cast<long long>(low)),
+                            _mm256_set1_epi64x(static_cast<long long>(high)), 1);
+}
+
+// The GFNI-only statements below sit in templates that the other translation units never
+// instantiate, so they compile without -mgfni.
+template <Avx512Level kLevel>
+inline __m512i move_bits(__m512i bytes, __m512i matrices) {
+  static_assert(kLevel == Avx512Level::VnniGfni);
+  return _mm512_gf2p8affine_epi64_epi8(bytes, matrices, 0);
 }
 
 // A 32-byte load repeated into both 256-bit halves of a zmm.
@@ -96,6 +155,14 @@ struct Q6KConstants {
   // Vector k covers sub-blocks 4k..4k+3, one per 128-bit lane.
   __m512i arrange = arrange_scales_index([](int k, int lane128) { return 4 * k + lane128; });
   __m512i pick[4] = {pick_scale(0), pick_scale(1), pick_scale(2), pick_scale(3)};
+  // With GFNI, the two high bits of every quant move straight to bits 4-5 with the rest cleared:
+  // values 0..63 of a half take qh bits 0-1 (low 256 bits) and 2-3 (high), values 64..127 bits 4-5
+  // and 6-7.
+  __m512i qh_to_low_values = per_half_matrices(bit_move(0, 4) | bit_move(1, 5), bit_move(2, 4) | bit_move(3, 5));
+  __m512i qh_to_high_values = per_half_matrices(bit_move(4, 4) | bit_move(5, 5), bit_move(6, 4) | bit_move(7, 5));
+  // Packed vectors 0+1 and 2+3.
+  __m512i packed_arrange[2] = {packed_scales_index([](int v, int lane128) { return 4 * v + lane128; }),
+                               packed_scales_index([](int v, int lane128) { return 8 + 4 * v + lane128; })};
 };
 
 // (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte.
@@ -104,71 +171,91 @@ inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
 }
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
-template <bool kVnni>
+template <Avx512Level kLevel>
 inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
   // The quants first and the scales (at the end of the block) last: a block is read in address
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
-  __m512i products[4];
+  __m512i q[4];
   for (int half = 0; half < 2; ++half) {
     const __m512i ql = load_halves(w.ql + 64 * half);
-    const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
-    const __m512i q_low = merge_nibbles(ql, _mm512_sllv_epi16(qh, k.shift_low_values), k.low_nibble);
-    const __m512i q_high =
-        merge_nibbles(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, k.shift_high_values), k.low_nibble);
-    products[2 * half] = _mm512_maddubs_epi16(q_low, _mm512_loadu_si512(x.qs + 128 * half));
-    products[2 * half + 1] = _mm512_maddubs_epi16(q_high, _mm512_loadu_si512(x.qs + 128 * half + 64));
+    __m512i high_bits[2];
+    if constexpr (kLevel == Avx512Level::VnniGfni) {
+      const __m512i qh = load_twice(w.qh + 32 * half);
+      high_bits[0] = move_bits<kLevel>(qh, k.qh_to_low_values);
+      high_bits[1] = move_bits<kLevel>(qh, k.qh_to_high_values);
+    } else {
+      const __m512i qh = _mm512_and_si512(load_twice(w.qh + 32 * half), k.qh_pairs);
+      high_bits[0] = _mm512_sllv_epi16(qh, k.shift_low_values);
+      high_bits[1] = _mm512_srlv_epi16(qh, k.shift_high_values);
+    }
+    q[2 * half] = merge_nibbles(ql, high_bits[0], k.low_nibble);
+    q[2 * half + 1] = merge_nibbles(_mm512_srli_epi16(ql, 4), high_bits[1], k.low_nibble);
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, bsums), 5);
-  // Two accumulators: the chain of dependent vpdpwssd is half as long.
-  __m512i sum_even = _mm512_setzero_si512();
-  __m512i sum_odd = _mm512_setzero_si512();
-  sum_even = accumulate_scaled<kVnni>(sum_even, products[0], _mm512_shuffle_epi8(scales, k.pick[0]));
-  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[1], _mm512_shuffle_epi8(scales, k.pick[1]));
-  sum_even = accumulate_scaled<kVnni>(sum_even, products[2], _mm512_shuffle_epi8(scales, k.pick[2]));
-  sum_odd = accumulate_scaled<kVnni>(sum_odd, products[3], _mm512_shuffle_epi8(scales, k.pick[3]));
-  const __m512i sum = _mm512_add_epi32(sum_even, sum_odd);
-  return _mm512_mask_sub_epi32(sum, 0x00FF, sum, _mm512_castsi256_si512(offset));
+  // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
+  const __m512i offset =
+      _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), bsums));
+  if constexpr (kLevel != Avx512Level::Bw) {
+    const __m512i first = _mm512_dpwssd_epi32(
+        offset, packed_dots<kLevel>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
+        _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
+    return _mm512_dpwssd_epi32(
+        first, packed_dots<kLevel>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
+        _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
+  } else {
+    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
+    // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
+    __m512i sums[2] = {offset, _mm512_setzero_si512()};
+    for (int v = 0; v < 4; ++v) {
+      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], _mm512_loadu_si512(x.qs + 64 * v)),
+                                      _mm512_shuffle_epi8(scales, k.pick[v]));
+    }
+    return _mm512_add_epi32(sums[0], sums[1]);
+  }
 }
 
-template <bool kVnni>
+template <Avx512Level kLevel>
 float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q6KConstants k;
-  __m128 acc = _mm_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    __m512i sums[4] = {};
-    // The four blocks' fp16 scales are converted together.
-    alignas(16) std::uint16_t d[8] = {};
-    alignas(16) float dx[4] = {};
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
-      sums[i] = block_sum<kVnni>(w[b + i], x[b + i], k);
-      d[i] = w[b + i].d;
-      dx[i] = x[b + i].d;
-    }
-    const __m128 scales = _mm_mul_ps(_mm_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))), _mm_load_ps(dx));
-    const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
+  return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) {
+    // One statement per block: as arguments of one call they would be evaluated in an unspecified
+    // order (GCC: last first), and reading the blocks backwards defeats the hardware prefetchers
+    // when the weights stream from DRAM (the mat-vec ran 2.5x slower).
+    const __m512i sum0 = block_sum<kLevel>(w4[0], x4[0], k);
+    const __m512i sum1 = block_sum<kLevel>(w4[1], x4[1], k);
+    const __m512i sum2 = block_sum<kLevel>(w4[2], x4[2], k);
+    const __m512i sum3 = block_sum<kLevel>(w4[3], x4[3], k);
+    const __m512i lanes = lane_sums(sum0, sum1, sum2, sum3);
     const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
     const __m128i block_totals = _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
-    acc = _mm_fmadd_ps(scales, _mm_cvtepi32_ps(block_totals), acc);
-  }
-  return horizontal_sum(acc);
+    __m128i d = _mm_cvtsi32_si128(w4[0].d);
+    d = _mm_insert_epi16(d, w4[1].d, 1);
+    d = _mm_insert_epi16(d, w4[2].d, 2);
+    d = _mm_insert_epi16(d, w4[3].d, 3);
+    return _mm_fmadd_ps(_mm_mul_ps(_mm_cvtph_ps(d), activation_scales(x4)), _mm_cvtepi32_ps(block_totals), acc);
+  }, [&k](const BlockQ6K& w1, const BlockQ8K& x1, __m128 acc) {
+    const float total = static_cast<float>(_mm512_reduce_add_epi32(block_sum<kLevel>(w1, x1, k)));
+    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * total));
+  });
 }
 
-// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp.
-inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
-  std::uint32_t word[3];
-  std::memcpy(word, packed, sizeof word);
-  const std::uint32_t six = 0x3F3F3F3Fu;
-  const std::uint32_t four = 0x0F0F0F0Fu;
-  const std::uint32_t two = 0x03030303u;
-  const std::uint32_t scales_lo = word[0] & six;
-  const std::uint32_t scales_hi = (word[2] & four) | (((word[0] >> 6) & two) << 4);
-  const std::uint32_t mins_lo = word[1] & six;
-  const std::uint32_t mins_hi = ((word[2] >> 4) & four) | (((word[1] >> 6) & two) << 4);
-  return _mm_set_epi32(static_cast<int>(mins_hi), static_cast<int>(mins_lo),
-                       static_cast<int>(scales_hi), static_cast<int>(scales_lo));
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp,
+// unpacked in a vector register: with the 12 packed bytes as dwords w0, w1, w2, the result dwords
+// are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) & 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) |
+// ((w1 >> 2) & 0x30..)]. The 16-byte load reads 4 bytes of qh, which follow in the same block.
+struct Q5KScaleConstants {
+  __m128i low_shift = _mm_set_epi32(4, 0, 0, 0);
+  __m128i low_mask = _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F);
+  __m128i high_mask = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
+};
+
+inline __m128i unpack_scales_mins(const std::uint8_t* packed, const Q5KScaleConstants& k) {
+  const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(2, 1, 2, 0)), k.low_shift),
+                                    k.low_mask);
+  const __m128i high = _mm_srli_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(1, 1, 0, 0)), 2);
+  return _mm_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
 }
 
 // Q5_K: 64 quants per zmm, one 32-byte chunk of qs loaded into both halves: the low half keeps the
@@ -180,6 +267,8 @@ struct Q5KConstants {
   __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
   // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
   __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+  // Interleaved [d0, dmin0, d1, dmin1, ...] (fp16) to [d0, d1, d2, d3, dmin0, ...].
+  __m128i split_d_dmin = _mm_set_epi8(15, 14, 11, 10, 7, 6, 3, 2, 13, 12, 9, 8, 5, 4, 1, 0);
   // Vector c covers sub-block 2c in 128-bit lanes 0-1 and 2c+1 in lanes 2-3.
   __m512i arrange = arrange_scales_index([](int c, int lane128) { return 2 * c + lane128 / 2; });
   __m512i fifth_bit[4];
@@ -191,59 +280,88 @@ struct Q5KConstants {
       pick[c] = pick_scale(c);
     }
   }
+  // With GFNI, the fifth bit of every quant moves straight to bit 4 with the rest cleared.
+  __m512i fifth_bit_to_4[4] = {
+      per_half_matrices(bit_move(0, 4), bit_move(1, 4)), per_half_matrices(bit_move(2, 4), bit_move(3, 4)),
+      per_half_matrices(bit_move(4, 4), bit_move(5, 4)), per_half_matrices(bit_move(6, 4), bit_move(7, 4))};
+  Q5KScaleConstants scale_constants;
+  // Packed vectors 0+1 and 2+3.
+  __m512i packed_arrange[2] = {
+      packed_scales_index([](int v, int lane128) { return 2 * v + lane128 / 2; }),
+      packed_scales_index([](int v, int lane128) { return 4 + 2 * v + lane128 / 2; })};
 };
 
 // [sum_j sc_j * q . y folded to 8 lanes | sum_j m_j * bsum_j over 8 lanes].
-template <bool kVnni>
+template <Avx512Level kLevel>
 inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstants& k) {
-  const __m128i scales_mins = unpack_scales_mins(w.scales);
-  const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins)));
+  const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
+  const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
   const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
   const __m256i min_sum = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   const __m512i qh = load_twice(w.qh);
-  // Two accumulators: the chain of dependent vpdpwssd is half as long.
-  __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  __m512i q[4];
   for (int c = 0; c < 4; ++c) {
     const __m512i packed = load_twice(w.qs + 32 * c);
-    const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
-    const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
-    const __m512i q = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
-    const __m512i y = _mm512_loadu_si512(x.qs + 64 * c);
-    sums[c % 2] = accumulate_scaled<kVnni>(sums[c % 2], _mm512_maddubs_epi16(q, y),
-                                           _mm512_shuffle_epi8(scales, k.pick[c]));
+    if constexpr (kLevel == Avx512Level::VnniGfni) {
+      q[c] = merge_nibbles(_mm512_srlv_epi16(packed, k.nibble_shift), move_bits<kLevel>(qh, k.fifth_bit_to_4[c]),
+                           k.low_nibble);
+    } else {
+      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
+      const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
+      q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
+    }
   }
-  const __m512i sum = _mm512_add_epi32(sums[0], sums[1]);
+  __m512i sum;
+  if constexpr (kLevel != Avx512Level::Bw) {
+    sum = _mm512_setzero_si512();
+    for (int pair = 0; pair < 2; ++pair) {
+      const std::int8_t* y = x.qs + 128 * pair;
+      sum = _mm512_dpwssd_epi32(
+          sum, packed_dots<kLevel>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
+          _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
+    }
+  } else {
+    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, scales16);
+    // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
+    __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int c = 0; c < 4; ++c) {
+      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], _mm512_loadu_si512(x.qs + 64 * c)),
+                                      _mm512_shuffle_epi8(scales, k.pick[c]));
+    }
+    sum = _mm512_add_epi32(sums[0], sums[1]);
+  }
   const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
 }
 
-template <bool kVnni>
+template <Avx512Level kLevel>
 float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
   const Q5KConstants k;
-  __m128 acc = _mm_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    __m512i sums[4] = {};
-    // The four blocks' fp16 d (first four) and dmin (last four) are converted together.
-    alignas(16) std::uint16_t scale_halves[8] = {};
-    alignas(16) float dx[4] = {};
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
-      sums[i] = block_sums<kVnni>(w[b + i], x[b + i], k);
-      scale_halves[i] = w[b + i].d;
-      scale_halves[4 + i] = w[b + i].dmin;
-      dx[i] = x[b + i].d;
-    }
-    const __m128 xd = _mm_load_ps(dx);
-    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(scale_halves))),
-                                        _mm256_set_m128(xd, xd));
-    const __m128 d = _mm256_castps256_ps128(scales);
-    const __m128 dmin = _mm256_extractf128_ps(scales, 1);
+  return dot_in_groups_of_four(w, x, blocks, [&k](const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) {
     // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
-    const __m512i lanes = lane_sums(sums[0], sums[1], sums[2], sums[3]);
+    // One statement per block, in address order (see the Q6_K kernel).
+    const __m512i sums0 = block_sums<kLevel>(w4[0], x4[0], k);
+    const __m512i sums1 = block_sums<kLevel>(w4[1], x4[1], k);
+    const __m512i sums2 = block_sums<kLevel>(w4[2], x4[2], k);
+    const __m512i sums3 = block_sums<kLevel>(w4[3], x4[3], k);
+    const __m512i lanes = lane_sums(sums0, sums1, sums2, sums3);
     const __m512i pairs = _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
-    acc = _mm_fnmadd_ps(dmin, _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
-  }
-  return horizontal_sum(acc);
+    // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
+    __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w4[0].d));
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[1].d), 1);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[2].d), 2);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[3].d), 3);
+    const __m128 xd = activation_scales(x4);
+    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
+    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
+    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
+  }, [&k](const BlockQ5K& w1, const BlockQ8K& x1, __m128 acc) {
+    // Lanes 0-7 hold the scaled sums, 8-15 the min sums.
+    const __m512i sums = block_sums<kLevel>(w1, x1, k);
+    const float scaled = static_cast<float>(_mm512_mask_reduce_add_epi32(0x00FF, sums));
+    const float mins = static_cast<float>(_mm512_mask_reduce_add_epi32(0xFF00, sums));
+    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins));
+  });
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace brick::quant::kernels {
 
 float dot_q6k_q8k_avx512(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  return dot_q6k_q8k_avx512_impl<false>(w, x, blocks);
+  return dot_q6k_q8k_avx512_impl<Avx512Level::Bw>(w, x, blocks);
 }
 
 }  // namespace brick::quant::kernels

@@ -1,0 +1,11 @@
+// Q6_K·Q8_K with AVX-512 F/BW + VNNI + GFNI; the kernel itself is in dot_kquant_avx512_impl.hpp.
+#include "quant/kernels/dot_kernels.hpp"
+#include "quant/kernels/dot_kquant_avx512_impl.hpp"
+
+namespace brick::quant::kernels {
+
+float dot_q6k_q8k_avx512gfni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+  return dot_q6k_q8k_avx512_impl<Avx512Level::VnniGfni>(w, x, blocks);
+}
+
+}  // namespace brick::quant::kernels

@@ -30,6 +30,12 @@ Kernel pick(DotIsa isa, Kernel scalar, Kernel avx2, Kernel avx512, Kernel avx512
   return scalar;
 }
 
+// A rows kernel that runs the single-row kernel kDot on each row in turn.
+template <auto kDot, class Block>
+void each_row(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks, float* out) noexcept {
+  for (std::size_t r = 0; r < rows; ++r) out[r] = kDot(w + r * blocks, x, blocks);
+}
+
 template <class Block>
 void require_same_blocks(std::span<const Block> w, std::span<const BlockQ8K> x, std::string_view what) {
   if (w.size() != x.size()) {
@@ -86,6 +92,18 @@ DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa) {
   return pick<DotQ6KKernel>(isa, kernels::dot_q6k_q8k_scalar, kernels::dot_q6k_q8k_avx2,
                             kernels::dot_q6k_q8k_avx512, kernels::dot_q6k_q8k_avx512vnni,
                             kernels::dot_q6k_q8k_avx512gfni);
+}
+
+DotQ5KRowsKernel dot_q5k_q8k_rows_kernel(DotIsa isa) {
+  return pick<DotQ5KRowsKernel>(isa, each_row<kernels::dot_q5k_q8k_scalar, BlockQ5K>,
+                                each_row<kernels::dot_q5k_q8k_avx2, BlockQ5K>, kernels::dot_q5k_q8k_rows_avx512,
+                                kernels::dot_q5k_q8k_rows_avx512vnni, kernels::dot_q5k_q8k_rows_avx512gfni);
+}
+
+DotQ6KRowsKernel dot_q6k_q8k_rows_kernel(DotIsa isa) {
+  return pick<DotQ6KRowsKernel>(isa, each_row<kernels::dot_q6k_q8k_scalar, BlockQ6K>,
+                                each_row<kernels::dot_q6k_q8k_avx2, BlockQ6K>, kernels::dot_q6k_q8k_rows_avx512,
+                                kernels::dot_q6k_q8k_rows_avx512vnni, kernels::dot_q6k_q8k_rows_avx512gfni);
 }
 
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {

@@ -89,9 +89,14 @@ void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backen
   const detail::RowSource gate = detail::row_source(gate_, isa);
   const detail::RowSource up = detail::row_source(up_, isa);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
-    // Row by row, so the gate result waits in a register for its up row: no second buffer.
+    // Row by row, so the gate result waits in a register for its up row: no second buffer. (Chunks
+    // of gate rows, then of up rows, through the multi-row kernels measured no faster.)
     for (std::size_t row = range.begin; row < range.end; ++row) {
-      out[row] = silu(detail::dot_row(gate, row, xq)) * detail::dot_row(up, row, xq);
+      float gate_value;
+      float up_value;
+      detail::dot_source_rows(gate, row, 1, xq, &gate_value);
+      detail::dot_source_rows(up, row, 1, xq, &up_value);
+      out[row] = silu(gate_value) * up_value;
     }
   });
 }

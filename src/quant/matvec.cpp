@@ -42,10 +42,12 @@ namespace detail {
 RowSource row_source(const KQuantMatrix& w, DotIsa isa) {
   RowSource source;
   if (const auto* q5 = std::get_if<Q5KMatrix>(&w)) {
-    source = {q5->blocks.data(), q5->rows, q5->blocks_per_row() * sizeof(BlockQ5K), dot_q5k_q8k_kernel(isa), nullptr};
+    source = {q5->blocks.data(), q5->rows, q5->blocks_per_row() * sizeof(BlockQ5K),
+              dot_q5k_q8k_rows_kernel(isa), nullptr};
   } else {
     const auto& q6 = std::get<Q6KMatrix>(w);
-    source = {q6.blocks.data(), q6.rows, q6.blocks_per_row() * sizeof(BlockQ6K), nullptr, dot_q6k_q8k_kernel(isa)};
+    source = {q6.blocks.data(), q6.rows, q6.blocks_per_row() * sizeof(BlockQ6K), nullptr,
+              dot_q6k_q8k_rows_kernel(isa)};
   }
   return source;
 }
@@ -56,7 +58,7 @@ void dot_rows(std::span<const RowSource> sources, std::span<const BlockQ8K> xq, 
   for (const RowSource& source : sources) {
     const std::size_t begin = std::max(range.begin, first_row);
     const std::size_t end = std::min(range.end, first_row + source.rows);
-    for (std::size_t row = begin; row < end; ++row) out[row] = dot_row(source, row - first_row, xq);
+    if (begin < end) dot_source_rows(source, begin - first_row, end - begin, xq, out.data() + begin);
     first_row += source.rows;
   }
 }

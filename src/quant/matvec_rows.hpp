@@ -16,17 +16,21 @@ struct RowSource {
   const void* blocks = nullptr;
   std::size_t rows = 0;
   std::size_t row_bytes = 0;
-  DotQ5KKernel q5k = nullptr;  // exactly one of the two is set
-  DotQ6KKernel q6k = nullptr;
+  DotQ5KRowsKernel q5k_rows = nullptr;  // exactly one of the two is set
+  DotQ6KRowsKernel q6k_rows = nullptr;
 };
 
 RowSource row_source(const KQuantMatrix& w, DotIsa isa);
 
-// Row `row` of `source` (a local row index) dotted with xq.
-inline float dot_row(const RowSource& source, std::size_t row, std::span<const BlockQ8K> xq) noexcept {
-  const void* w = static_cast<const unsigned char*>(source.blocks) + row * source.row_bytes;
-  return source.q5k != nullptr ? source.q5k(static_cast<const BlockQ5K*>(w), xq.data(), xq.size())
-                               : source.q6k(static_cast<const BlockQ6K*>(w), xq.data(), xq.size());
+// out[i] = row (first + i) of `source` (local row indices) . xq for i < count.
+inline void dot_source_rows(const RowSource& source, std::size_t first, std::size_t count,
+                            std::span<const BlockQ8K> xq, float* out) noexcept {
+  const void* w = static_cast<const unsigned char*>(source.blocks) + first * source.row_bytes;
+  if (source.q5k_rows != nullptr) {
+    source.q5k_rows(static_cast<const BlockQ5K*>(w), count, xq.data(), xq.size(), out);
+  } else {
+    source.q6k_rows(static_cast<const BlockQ6K*>(w), count, xq.data(), xq.size(), out);
+  }
 }
 
 // out[r] = row r . xq for the global rows [range.begin, range.end) of `sources` laid end to end.

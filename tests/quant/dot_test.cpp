@@ -2,7 +2,9 @@
 // on random blocks (every byte pattern), ggml's golden vectors, and bad input.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ struct Q5K {
   static constexpr const char* kGgmlName = "q5_K";
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q5k(blocks, seed); }
   static DotQ5KKernel kernel(DotIsa isa) { return dot_q5k_q8k_kernel(isa); }
+  static DotQ5KRowsKernel rows_kernel(DotIsa isa) { return dot_q5k_q8k_rows_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q5k_q8k(w, x, b); }
 };
 
@@ -32,6 +35,7 @@ struct Q6K {
   static constexpr const char* kGgmlName = "q6_K";
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q6k(blocks, seed); }
   static DotQ6KKernel kernel(DotIsa isa) { return dot_q6k_q8k_kernel(isa); }
+  static DotQ6KRowsKernel rows_kernel(DotIsa isa) { return dot_q6k_q8k_rows_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q6k_q8k(w, x, b); }
 };
 
@@ -119,6 +123,29 @@ TYPED_TEST(DotTest, EveryVariantAgreesWithScalar) {
     EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), scalar,
                 kRelativeTolerance * expected.magnitude)
         << name(isa);
+  }
+}
+
+TYPED_TEST(DotTest, RowsKernelGivesTheSingleRowKernelsBits) {
+  // Odd and even row counts around the lockstep width, every tail of the groups of four blocks;
+  // the sentinel after the last output catches a write past the end.
+  constexpr float kSentinel = -12345.0f;
+  for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
+    for (std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
+      const auto w = TypeParam::random(rows * blocks, rows * 100 + blocks);
+      const auto x = random_q8k(blocks, blocks + 17);
+      for (DotIsa isa : supported_isas()) {
+        std::vector<float> out(rows + 1, kSentinel);
+        TypeParam::rows_kernel(isa)(w.data(), rows, x.data(), blocks, out.data());
+        for (std::size_t r = 0; r < rows; ++r) {
+          const float single = TypeParam::kernel(isa)(w.data() + r * blocks, x.data(), blocks);
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single))
+              << name(isa) << " rows=" << rows << " blocks=" << blocks << " row " << r << ": " << out[r]
+              << " vs " << single;
+        }
+        EXPECT_EQ(out[rows], kSentinel) << name(isa) << " rows=" << rows << " blocks=" << blocks;
+      }
+    }
   }
 }
 

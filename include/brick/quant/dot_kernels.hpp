@@ -29,8 +29,18 @@ DotIsa dot_isa(Backend backend);
 using DotQ5KKernel = float (*)(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 using DotQ6KKernel = float (*)(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 
+// out[r] = row r . x for `rows` rows of `blocks` weight blocks each, laid end to end from `w`:
+// the same bits as the single-row kernel of the same variant on each row. The AVX-512 variants
+// walk several rows in lockstep, which keeps more weight reads in flight from DRAM.
+using DotQ5KRowsKernel = void (*)(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                  float* out) noexcept;
+using DotQ6KRowsKernel = void (*)(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                  float* out) noexcept;
+
 // Throw BackendUnavailable when this CPU cannot run `isa`.
 DotQ5KKernel dot_q5k_q8k_kernel(DotIsa isa);
 DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa);
+DotQ5KRowsKernel dot_q5k_q8k_rows_kernel(DotIsa isa);
+DotQ6KRowsKernel dot_q6k_q8k_rows_kernel(DotIsa isa);
 
 }  // namespace brick::quant

@@ -21,4 +21,19 @@ float dot_q6k_q8k_avx512(const BlockQ6K* w, const BlockQ8K* x, std::size_t block
 float dot_q6k_q8k_avx512vnni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 float dot_q6k_q8k_avx512gfni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept;
 
+// out[r] = row r . x for `rows` rows of `blocks` weight blocks each, laid end to end from `w`;
+// the same bits as the single-row kernel of the same instruction set, several rows at a time.
+void dot_q5k_q8k_rows_avx512(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                             float* out) noexcept;
+void dot_q5k_q8k_rows_avx512vnni(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept;
+void dot_q5k_q8k_rows_avx512gfni(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept;
+void dot_q6k_q8k_rows_avx512(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                             float* out) noexcept;
+void dot_q6k_q8k_rows_avx512vnni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept;
+void dot_q6k_q8k_rows_avx512gfni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept;
+
 }  // namespace brick::quant::kernels

@@ -8,4 +8,9 @@ float dot_q5k_q8k_avx512vnni(const BlockQ5K* w, const BlockQ8K* x, std::size_t b
   return dot_q5k_q8k_avx512_impl<Avx512Level::Vnni>(w, x, blocks);
 }
 
+void dot_q5k_q8k_rows_avx512vnni(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept {
+  dot_q5k_q8k_rows_avx512_impl<Avx512Level::Vnni>(w, rows, x, blocks, out);
+}
+
 }  // namespace brick::quant::kernels

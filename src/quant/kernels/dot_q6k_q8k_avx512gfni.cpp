@@ -8,4 +8,9 @@ float dot_q6k_q8k_avx512gfni(const BlockQ6K* w, const BlockQ8K* x, std::size_t b
   return dot_q6k_q8k_avx512_impl<Avx512Level::VnniGfni>(w, x, blocks);
 }
 
+void dot_q6k_q8k_rows_avx512gfni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                                 float* out) noexcept {
+  dot_q6k_q8k_rows_avx512_impl<Avx512Level::VnniGfni>(w, rows, x, blocks, out);
+}
+
 }  // namespace brick::quant::kernels

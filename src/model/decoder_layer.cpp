@@ -101,8 +101,7 @@ ComputeBrick<Op>& DecoderLayer::add_brick(std::deque<ComputeBrick<Op>>& bricks,
   const auto budget =
       TokenBudget::from_us_per_token(bytes / (options_.bandwidth_budget.gb_per_second() * 1e3));
   ComputeBrick<Op>& brick =
-      bricks.emplace_back(std::move(op), std::vector<Assertion>{Op::equivalence(), Finite{}},
-                          backend_, budget, options_.policy);
+      bricks.emplace_back(ops::make_brick(std::move(op), backend_, budget, options_.policy));
   layer_.add(brick, stored, output);
   verifiers_.emplace_back([&brick, &stored] { return brick.verify(stored); });
   return brick;

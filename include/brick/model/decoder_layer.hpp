@@ -21,6 +21,7 @@
 #include "brick/core/layer_observer.hpp"
 #include "brick/ops/activation.hpp"
 #include "brick/ops/elementwise.hpp"
+#include "brick/ops/make_brick.hpp"
 #include "brick/ops/matvec.hpp"
 #include "brick/ops/rms_norm.hpp"
 #include "brick/ops/rope.hpp"

@@ -38,55 +38,69 @@ inline float horizontal_sum(__m128 v) {
   return _mm_cvtss_f32(v);
 }
 
-// out[r * stride] = row r * stride . x for kRows rows of `blocks` weight blocks each, row r at
-// w + r * stride * blocks. dot.group(w4, x4, acc) -> acc runs for every four blocks and
-// dot.single(w, x, acc) -> acc for each of the last one to three. Whole groups let the four
-// blocks' sums stay in registers, be reduced to per-block totals together and have their scales
-// gathered with vector loads. The rows advance in lockstep, one group at a time, and each row's
-// accumulator sees the same operations in the same order whatever kRows is, so the results are the
-// same bits as one row at a time.
-template <std::size_t kRows, class Block, class Dot>
-inline void dot_rows_in_groups_of_four(const Dot& dot, const Block* w, std::size_t stride, const BlockQ8K* x,
-                                       std::size_t blocks, float* out) {
-  __m128 acc[kRows];
-  for (__m128& a : acc) a = _mm_setzero_ps();
+// The Q8_K side of one block in registers. The multi-row kernels load it once and multiply it with
+// the same block of four rows instead of once per row.
+struct ActivationBlock {
+  __m512i qs[4];
+  __m256i bsums;
+  explicit ActivationBlock(const BlockQ8K& x)
+      : qs{_mm512_loadu_si512(x.qs), _mm512_loadu_si512(x.qs + 64), _mm512_loadu_si512(x.qs + 128),
+           _mm512_loadu_si512(x.qs + 192)},
+        bsums(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums))) {}
+};
+
+// One row: dot.group(w4, x4, acc) -> acc for every four blocks, each block's weighted total in the
+// lane of its position in the group, and acc + dot.tail(w, x) in lane 0 for each of the last one to
+// three. Whole groups let the four blocks' sums stay in registers, be reduced to per-block totals
+// together and have their scales gathered with vector loads.
+template <class Block, class Dot>
+inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x, std::size_t blocks) {
+  __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    for (std::size_t r = 0; r < kRows; ++r) acc[r] = dot.group(w + r * stride * blocks + b, x + b, acc[r]);
-  }
-  for (; b < blocks; ++b) {
-    for (std::size_t r = 0; r < kRows; ++r) acc[r] = dot.single(w[r * stride * blocks + b], x[b], acc[r]);
-  }
-  for (std::size_t r = 0; r < kRows; ++r) out[r * stride] = horizontal_sum(acc[r]);
+  for (; b + 4 <= blocks; b += 4) acc = dot.group(w + b, x + b, acc);
+  for (; b < blocks; ++b) acc = _mm_add_ss(acc, _mm_set_ss(dot.tail(w[b], x[b])));
+  return horizontal_sum(acc);
 }
 
-// How many far-apart rows a multi-row kernel walks in lockstep. On the Zen 5 development machine
-// (14336x4096 mat-vec from DRAM, one thread) 4 beat 2 and 1, and 8 ran at half the speed of 4:
-// more streams than the hardware prefetchers follow.
-constexpr std::size_t kLockstepRows = 4;
+// Four rows at once, row r at w + r * stride: dot.across_rows(w, stride, x, acc) -> acc adds block
+// b of the four rows to lane r of acc[b % 4]. Every row's float operations are those of
+// dot_one_row in the same order (lane j of its accumulator there is acc[j] here, the tail goes to
+// lane 0, the final sum is (acc0 + acc2) + (acc1 + acc3)), so the results are the same bits; the
+// integer block totals are exact in any order.
+template <class Block, class Dot>
+inline void dot_four_rows(const Dot& dot, const Block* w, std::size_t stride, const BlockQ8K* x,
+                          std::size_t blocks, float* out, std::size_t out_stride) {
+  __m128 acc[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    for (std::size_t j = 0; j < 4; ++j) acc[j] = dot.across_rows(w + b + j, stride, x[b + j], acc[j]);
+  }
+  for (; b < blocks; ++b) {
+    __m128 tails = _mm_set_ps(dot.tail(w[3 * stride + b], x[b]), dot.tail(w[2 * stride + b], x[b]),
+                              dot.tail(w[stride + b], x[b]), dot.tail(w[b], x[b]));
+    // Through an empty asm statement, which GCC cannot see into: otherwise it fuses the tails' last
+    // multiplication with this addition into an FMA (its default -ffp-contract=fast), which the
+    // one-row kernel's _mm_add_ss does not.
+    __asm__("" : "+x"(tails));
+    acc[0] = _mm_add_ps(acc[0], tails);
+  }
+  const __m128 sums = _mm_add_ps(_mm_add_ps(acc[0], acc[2]), _mm_add_ps(acc[1], acc[3]));
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, sums);
+  for (std::size_t r = 0; r < 4; ++r) out[r * out_stride] = lanes[r];
+}
 
 // The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
 // keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
-// into kLockstepRows equal runs walked side by side, one stream each; the last rows % kLockstepRows
-// rows follow one at a time. (Adjacent rows in lockstep zigzag within what is still one stream,
-// and ran 2.5x slower than one row at a time.)
+// into four equal runs walked side by side, one stream each (on the Zen 5 development machine four
+// streams beat two and one, eight ran at half the speed of four; adjacent rows in lockstep zigzag
+// within what is still one stream and ran 2.5x slower); the last rows % 4 follow one at a time.
 template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {
-  const std::size_t run = rows / kLockstepRows;
-  for (std::size_t r = 0; r < run; ++r) {
-    dot_rows_in_groups_of_four<kLockstepRows>(dot, w + r * blocks, run, x, blocks, out + r);
-  }
-  for (std::size_t r = run * kLockstepRows; r < rows; ++r) {
-    dot_rows_in_groups_of_four<1>(dot, w + r * blocks, 0, x, blocks, out + r);
-  }
-}
-
-template <class Block, class Dot>
-inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x, std::size_t blocks) {
-  float out;
-  dot_rows_in_groups_of_four<1>(dot, w, 0, x, blocks, &out);
-  return out;
+  const std::size_t run = rows / 4;
+  for (std::size_t r = 0; r < run; ++r) dot_four_rows(dot, w + r * blocks, run * blocks, x, blocks, out + r, run);
+  for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
 }
 
 inline float fp16_scalar(std::uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
@@ -210,7 +224,7 @@ inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
 template <Avx512Level kLevel>
-inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstants& k) {
+inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KConstants& k) {
   // The quants first and the scales (at the end of the block) last: a block is read in address
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
   __m512i q[4];
@@ -230,54 +244,76 @@ inline __m512i block_sum(const BlockQ6K& w, const BlockQ8K& x, const Q6KConstant
     q[2 * half + 1] = merge_nibbles(_mm512_srli_epi16(ql, 4), high_bits[1], k.low_nibble);
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
   const __m512i offset =
-      _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), bsums));
+      _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), y.bsums));
   if constexpr (kLevel != Avx512Level::Bw) {
     const __m512i first = _mm512_dpwssd_epi32(
-        offset, packed_dots<kLevel>(q[0], _mm512_loadu_si512(x.qs), q[1], _mm512_loadu_si512(x.qs + 64)),
+        offset, packed_dots<kLevel>(q[0], y.qs[0], q[1], y.qs[1]),
         _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
     return _mm512_dpwssd_epi32(
-        first, packed_dots<kLevel>(q[2], _mm512_loadu_si512(x.qs + 128), q[3], _mm512_loadu_si512(x.qs + 192)),
+        first, packed_dots<kLevel>(q[2], y.qs[2], q[3], y.qs[3]),
         _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
   } else {
     const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
     __m512i sums[2] = {offset, _mm512_setzero_si512()};
     for (int v = 0; v < 4; ++v) {
-      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], _mm512_loadu_si512(x.qs + 64 * v)),
+      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], y.qs[v]),
                                       _mm512_shuffle_epi8(scales, k.pick[v]));
     }
     return _mm512_add_epi32(sums[0], sums[1]);
   }
 }
 
+// The four blocks' totals of four 16-lane integer sums, exactly.
+inline __m128i block_totals(__m512i sum0, __m512i sum1, __m512i sum2, __m512i sum3) {
+  const __m512i lanes = lane_sums(sum0, sum1, sum2, sum3);
+  const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
+  return _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
+}
+
+// The fp16 d of w[0], w[stride], w[2 * stride] and w[3 * stride] as floats.
+inline __m128 q6k_scales(const BlockQ6K* w, std::size_t stride) {
+  __m128i d = _mm_cvtsi32_si128(w[0].d);
+  d = _mm_insert_epi16(d, w[stride].d, 1);
+  d = _mm_insert_epi16(d, w[2 * stride].d, 2);
+  d = _mm_insert_epi16(d, w[3 * stride].d, 3);
+  return _mm_cvtph_ps(d);
+}
+
 template <Avx512Level kLevel>
 struct Q6KDot {
   Q6KConstants k;
 
+  // Four blocks of one row.
   __m128 group(const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) const {
     // One statement per block: as arguments of one call they would be evaluated in an unspecified
     // order (GCC: last first), and reading the blocks backwards defeats the hardware prefetchers
     // when the weights stream from DRAM (the mat-vec ran 2.5x slower).
-    const __m512i sum0 = block_sum<kLevel>(w4[0], x4[0], k);
-    const __m512i sum1 = block_sum<kLevel>(w4[1], x4[1], k);
-    const __m512i sum2 = block_sum<kLevel>(w4[2], x4[2], k);
-    const __m512i sum3 = block_sum<kLevel>(w4[3], x4[3], k);
-    const __m512i lanes = lane_sums(sum0, sum1, sum2, sum3);
-    const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(lanes), _mm512_extracti64x4_epi64(lanes, 1));
-    const __m128i block_totals = _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
-    __m128i d = _mm_cvtsi32_si128(w4[0].d);
-    d = _mm_insert_epi16(d, w4[1].d, 1);
-    d = _mm_insert_epi16(d, w4[2].d, 2);
-    d = _mm_insert_epi16(d, w4[3].d, 3);
-    return _mm_fmadd_ps(_mm_mul_ps(_mm_cvtph_ps(d), activation_scales(x4)), _mm_cvtepi32_ps(block_totals), acc);
+    const __m512i sum0 = block_sum<kLevel>(w4[0], ActivationBlock(x4[0]), k);
+    const __m512i sum1 = block_sum<kLevel>(w4[1], ActivationBlock(x4[1]), k);
+    const __m512i sum2 = block_sum<kLevel>(w4[2], ActivationBlock(x4[2]), k);
+    const __m512i sum3 = block_sum<kLevel>(w4[3], ActivationBlock(x4[3]), k);
+    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w4, 1), activation_scales(x4)),
+                        _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
   }
 
-  __m128 single(const BlockQ6K& w1, const BlockQ8K& x1, __m128 acc) const {
-    const float total = static_cast<float>(_mm512_reduce_add_epi32(block_sum<kLevel>(w1, x1, k)));
-    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * total));
+  // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
+  __m128 across_rows(const BlockQ6K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
+    const ActivationBlock y(x);
+    const __m512i sum0 = block_sum<kLevel>(w[0], y, k);
+    const __m512i sum1 = block_sum<kLevel>(w[stride], y, k);
+    const __m512i sum2 = block_sum<kLevel>(w[2 * stride], y, k);
+    const __m512i sum3 = block_sum<kLevel>(w[3 * stride], y, k);
+    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w, stride), _mm_set1_ps(x.d)),
+                        _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
+  }
+
+  // One block on its own (the last one to three of a row).
+  float tail(const BlockQ6K& w1, const BlockQ8K& x1) const {
+    const float total = static_cast<float>(_mm512_reduce_add_epi32(block_sum<kLevel>(w1, ActivationBlock(x1), k)));
+    return fp16_scalar(w1.d) * x1.d * total;
   }
 };
 
@@ -345,11 +381,11 @@ struct Q5KConstants {
 
 // [sum_j sc_j * q . y folded to 8 lanes | sum_j m_j * bsum_j over 8 lanes].
 template <Avx512Level kLevel>
-inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstants& k) {
+inline __m512i block_sums(const BlockQ5K& w, const ActivationBlock& y, const Q5KConstants& k) {
   const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
   const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
   const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
-  const __m256i min_sum = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
+  const __m256i min_sum = _mm256_madd_epi16(mins, y.bsums);
   const __m512i qh = load_twice(w.qh);
   __m512i q[4];
   for (int c = 0; c < 4; ++c) {
@@ -367,9 +403,8 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
   if constexpr (kLevel != Avx512Level::Bw) {
     sum = _mm512_setzero_si512();
     for (int pair = 0; pair < 2; ++pair) {
-      const std::int8_t* y = x.qs + 128 * pair;
       sum = _mm512_dpwssd_epi32(
-          sum, packed_dots<kLevel>(q[2 * pair], _mm512_loadu_si512(y), q[2 * pair + 1], _mm512_loadu_si512(y + 64)),
+          sum, packed_dots<kLevel>(q[2 * pair], y.qs[2 * pair], q[2 * pair + 1], y.qs[2 * pair + 1]),
           _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
     }
   } else {
@@ -377,7 +412,7 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
     __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int c = 0; c < 4; ++c) {
-      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], _mm512_loadu_si512(x.qs + 64 * c)),
+      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], y.qs[c]),
                                       _mm512_shuffle_epi8(scales, k.pick[c]));
     }
     sum = _mm512_add_epi32(sums[0], sums[1]);
@@ -386,36 +421,56 @@ inline __m512i block_sums(const BlockQ5K& w, const BlockQ8K& x, const Q5KConstan
   return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
 }
 
+// Of four blocks' block_sums: int32 lanes 0-3 their scaled totals, lanes 8-11 their min totals.
+inline __m512i scaled_and_min_totals(__m512i sums0, __m512i sums1, __m512i sums2, __m512i sums3) {
+  // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
+  const __m512i lanes = lane_sums(sums0, sums1, sums2, sums3);
+  return _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
 template <Avx512Level kLevel>
 struct Q5KDot {
   Q5KConstants k;
 
-  __m128 group(const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) const {
-    // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
-    // One statement per block, in address order (see the Q6_K kernel).
-    const __m512i sums0 = block_sums<kLevel>(w4[0], x4[0], k);
-    const __m512i sums1 = block_sums<kLevel>(w4[1], x4[1], k);
-    const __m512i sums2 = block_sums<kLevel>(w4[2], x4[2], k);
-    const __m512i sums3 = block_sums<kLevel>(w4[3], x4[3], k);
-    const __m512i lanes = lane_sums(sums0, sums1, sums2, sums3);
-    const __m512i pairs = _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
+  // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with d and dmin of w[0], w[stride],
+  // w[2 * stride], w[3 * stride] and the totals from scaled_and_min_totals.
+  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, __m512i totals, __m128 acc) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
-    __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w4[0].d));
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[1].d), 1);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[2].d), 2);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w4[3].d), 3);
-    const __m128 xd = activation_scales(x4);
+    __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[stride].d), 1);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2 * stride].d), 2);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3 * stride].d), 3);
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
-    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(pairs)), acc);
-    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(pairs, 2)), acc);
+    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(totals)), acc);
+    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(totals, 2)), acc);
   }
 
-  __m128 single(const BlockQ5K& w1, const BlockQ8K& x1, __m128 acc) const {
+  // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
+  __m128 group(const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) const {
+    const __m512i sums0 = block_sums<kLevel>(w4[0], ActivationBlock(x4[0]), k);
+    const __m512i sums1 = block_sums<kLevel>(w4[1], ActivationBlock(x4[1]), k);
+    const __m512i sums2 = block_sums<kLevel>(w4[2], ActivationBlock(x4[2]), k);
+    const __m512i sums3 = block_sums<kLevel>(w4[3], ActivationBlock(x4[3]), k);
+    return accumulate(w4, 1, activation_scales(x4), scaled_and_min_totals(sums0, sums1, sums2, sums3), acc);
+  }
+
+  // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
+  __m128 across_rows(const BlockQ5K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
+    const ActivationBlock y(x);
+    const __m512i sums0 = block_sums<kLevel>(w[0], y, k);
+    const __m512i sums1 = block_sums<kLevel>(w[stride], y, k);
+    const __m512i sums2 = block_sums<kLevel>(w[2 * stride], y, k);
+    const __m512i sums3 = block_sums<kLevel>(w[3 * stride], y, k);
+    return accumulate(w, stride, _mm_set1_ps(x.d), scaled_and_min_totals(sums0, sums1, sums2, sums3), acc);
+  }
+
+  // One block on its own (the last one to three of a row).
+  float tail(const BlockQ5K& w1, const BlockQ8K& x1) const {
     // Lanes 0-7 hold the scaled sums, 8-15 the min sums.
-    const __m512i sums = block_sums<kLevel>(w1, x1, k);
+    const __m512i sums = block_sums<kLevel>(w1, ActivationBlock(x1), k);
     const float scaled = static_cast<float>(_mm512_mask_reduce_add_epi32(0x00FF, sums));
     const float mins = static_cast<float>(_mm512_mask_reduce_add_epi32(0xFF00, sums));
-    return _mm_add_ss(acc, _mm_set_ss(fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins));
+    return fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins;
   }
 };
 

@@ -160,14 +160,6 @@ inline __m512i packed_dots(__m512i q0, __m512i y0, __m512i q1, __m512i y1) {
 
 inline __m512i pick_scale(int k) { return _mm512_set1_epi16(static_cast<short>((2 * k + 1) << 8 | 2 * k)); }
 
-// 64 bytes as two 32-byte loads. Weight blocks are not 64-byte aligned, so a 64-byte load nearly
-// always spans two cache lines; with the weights streaming from DRAM that made the Q6_K mat-vec
-// about 10% slower than with 32-byte loads, for which the extra insert is a fair price.
-inline __m512i load_halves(const std::uint8_t* p) {
-  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
-                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32)), 1);
-}
-
 // gf2p8affineqb matrices copy bits of each byte to other positions and clear the rest: row i
 // (byte 7 - i) of a matrix names the source bits of result bit i. bit_move(from, to) is the matrix
 // of one move; or them to move several bits. One matrix per 64-bit lane lets the two 256-bit
@@ -229,7 +221,10 @@ inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KC
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
   __m512i q[4];
   for (int half = 0; half < 2; ++half) {
-    const __m512i ql = load_halves(w.ql + 64 * half);
+    // One 64-byte load, across two cache lines nearly always (blocks are 210 bytes). Two 32-byte
+    // loads and an insert ran no faster from DRAM and slower from cache since the multi-row kernels
+    // share the activation loads.
+    const __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
     __m512i high_bits[2];
     if constexpr (kLevel == Avx512Level::VnniGfni) {
       const __m512i qh = load_twice(w.qh + 32 * half);
@@ -346,57 +341,96 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed, const Q5KScaleCons
   return _mm_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
 }
 
-// Q5_K: 64 quants per zmm, one 32-byte chunk of qs loaded into both halves: the low half keeps the
-// low nibbles (sub-block 2c), the high half is shifted down to the high nibbles (sub-block 2c+1),
-// which is exactly the order of the Q8_K quants. The fifth bit of sub-block j is bit j of qh.
+// Q5_K: 64 quants per zmm, read from qs in one of two layouts. The fifth bit of sub-block j is bit j
+// of qh, in every layout.
+// - Chunks: one 32-byte chunk c of qs in both halves of a zmm, the low half keeping the low nibbles
+//   (sub-block 2c), the high half shifted down to the high nibbles (sub-block 2c+1): exactly the
+//   order of the Q8_K quants.
+// - ChunkPairs: two chunks (64 bytes) in one zmm, the low nibbles of both (sub-blocks 4p and 4p+2)
+//   in one vector and the high nibbles (4p+1 and 4p+3) in the next: half the loads and a plain
+//   shift instead of a variable one, but the Q8_K quants must be rearranged to match
+//   (paired_chunks), which the multi-row kernels do once for four rows.
+enum class Q5KLayout { Chunks, ChunkPairs };
+
+// The sub-block held by 128-bit lane `lane128` of quant vector v (0..3).
+constexpr int q5k_sub_block(Q5KLayout layout, int v, int lane128) {
+  return layout == Q5KLayout::Chunks ? 2 * v + lane128 / 2 : 4 * (v / 2) + v % 2 + 2 * (lane128 / 2);
+}
+
+inline ActivationBlock paired_chunks(const ActivationBlock& y) {
+  ActivationBlock paired = y;
+  for (int p = 0; p < 2; ++p) {
+    paired.qs[2 * p] = _mm512_shuffle_i64x2(y.qs[2 * p], y.qs[2 * p + 1], _MM_SHUFFLE(1, 0, 1, 0));
+    paired.qs[2 * p + 1] = _mm512_shuffle_i64x2(y.qs[2 * p], y.qs[2 * p + 1], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  return paired;
+}
+
+template <Q5KLayout kLayout>
 struct Q5KConstants {
   __m512i low_nibble = _mm512_set1_epi8(0x0F);
   __m512i sixteen = _mm512_set1_epi8(16);
   __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-  // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
-  __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
   // Interleaved [d0, dmin0, d1, dmin1, ...] (fp16) to [d0, d1, d2, d3, dmin0, ...].
   __m128i split_d_dmin = _mm_set_epi8(15, 14, 11, 10, 7, 6, 3, 2, 13, 12, 9, 8, 5, 4, 1, 0);
-  // Vector c covers sub-block 2c in 128-bit lanes 0-1 and 2c+1 in lanes 2-3.
-  __m512i arrange = arrange_scales_index([](int c, int lane128) { return 2 * c + lane128 / 2; });
+  __m512i arrange = arrange_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); });
   __m512i fifth_bit[4];
+  // With GFNI, the fifth bit of every quant moves straight to bit 4 with the rest cleared.
+  __m512i fifth_bit_to_4[4];
   __m512i pick[4];
   Q5KConstants() {
-    for (int c = 0; c < 4; ++c) {
-      fifth_bit[c] = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << (2 * c))),
-                                        _mm256_set1_epi8(static_cast<char>(1 << (2 * c + 1))), 1);
-      pick[c] = pick_scale(c);
+    for (int v = 0; v < 4; ++v) {
+      const int low = q5k_sub_block(kLayout, v, 0);
+      const int high = q5k_sub_block(kLayout, v, 2);
+      fifth_bit[v] = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << low)),
+                                        _mm256_set1_epi8(static_cast<char>(1 << high)), 1);
+      fifth_bit_to_4[v] = per_half_matrices(bit_move(low, 4), bit_move(high, 4));
+      pick[v] = pick_scale(v);
     }
   }
-  // With GFNI, the fifth bit of every quant moves straight to bit 4 with the rest cleared.
-  __m512i fifth_bit_to_4[4] = {
-      per_half_matrices(bit_move(0, 4), bit_move(1, 4)), per_half_matrices(bit_move(2, 4), bit_move(3, 4)),
-      per_half_matrices(bit_move(4, 4), bit_move(5, 4)), per_half_matrices(bit_move(6, 4), bit_move(7, 4))};
   Q5KScaleConstants scale_constants;
   // Packed vectors 0+1 and 2+3.
   __m512i packed_arrange[2] = {
-      packed_scales_index([](int v, int lane128) { return 2 * v + lane128 / 2; }),
-      packed_scales_index([](int v, int lane128) { return 4 + 2 * v + lane128 / 2; })};
+      packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); }),
+      packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, 2 + v, lane128); })};
 };
 
-// [sum_j sc_j * q . y folded to 8 lanes | sum_j m_j * bsum_j over 8 lanes].
-template <Avx512Level kLevel>
-inline __m512i block_sums(const BlockQ5K& w, const ActivationBlock& y, const Q5KConstants& k) {
+// The sums of the Q8_K quants of each 32-value sub-block, j = 0..7, as int16 (|sum| <= 32 * 128).
+inline __m128i sub_block_sums(const ActivationBlock& y) {
+  return _mm256_cvtepi32_epi16(_mm256_madd_epi16(y.bsums, _mm256_set1_epi16(1)));
+}
+
+// A Q5_K block's integer sums, kept apart because d and dmin weight them.
+struct Q5KBlockSums {
+  __m512i scaled;  // 16 lanes adding up to sum_j sc_j * q_j . y_j
+  __m128i mins;    // 4 lanes adding up to sum_j m_j * sum(y_j)
+};
+
+// y in the order of kLayout's quants.
+template <Avx512Level kLevel, Q5KLayout kLayout>
+inline Q5KBlockSums block_sums(const BlockQ5K& w, const ActivationBlock& y, const Q5KConstants<kLayout>& k) {
   const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
   const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
-  const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, k.repeat_mins));
-  const __m256i min_sum = _mm256_madd_epi16(mins, y.bsums);
+  const __m128i mins = _mm_madd_epi16(_mm_unpackhi_epi8(scales_mins, _mm_setzero_si128()), sub_block_sums(y));
   const __m512i qh = load_twice(w.qh);
-  __m512i q[4];
+  // The nibbles of vector v in bits 0-3 of each byte, whatever is above them.
+  __m512i nibbles[4];
   for (int c = 0; c < 4; ++c) {
-    const __m512i packed = load_twice(w.qs + 32 * c);
+    if constexpr (kLayout == Q5KLayout::Chunks) {
+      nibbles[c] = _mm512_srlv_epi16(load_twice(w.qs + 32 * c), k.nibble_shift);
+    } else if (c % 2 == 0) {
+      nibbles[c] = _mm512_loadu_si512(w.qs + 32 * c);
+      nibbles[c + 1] = _mm512_srli_epi16(nibbles[c], 4);
+    }
+  }
+  __m512i q[4];
+  for (int v = 0; v < 4; ++v) {
     if constexpr (kLevel == Avx512Level::VnniGfni) {
-      q[c] = merge_nibbles(_mm512_srlv_epi16(packed, k.nibble_shift), move_bits<kLevel>(qh, k.fifth_bit_to_4[c]),
-                           k.low_nibble);
+      q[v] = merge_nibbles(nibbles[v], move_bits<kLevel>(qh, k.fifth_bit_to_4[v]), k.low_nibble);
     } else {
-      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(packed, k.nibble_shift), k.low_nibble);
-      const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[c]);
-      q[c] = _mm512_mask_add_epi8(nibbles, has_fifth_bit, nibbles, k.sixteen);
+      const __m512i low_nibbles = _mm512_and_si512(nibbles[v], k.low_nibble);
+      const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[v]);
+      q[v] = _mm512_mask_add_epi8(low_nibbles, has_fifth_bit, low_nibbles, k.sixteen);
     }
   }
   __m512i sum;
@@ -417,59 +451,61 @@ inline __m512i block_sums(const BlockQ5K& w, const ActivationBlock& y, const Q5K
     }
     sum = _mm512_add_epi32(sums[0], sums[1]);
   }
-  const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-  return _mm512_inserti64x4(_mm512_castsi256_si512(folded), min_sum, 1);
+  return {sum, mins};
 }
 
-// Of four blocks' block_sums: int32 lanes 0-3 their scaled totals, lanes 8-11 their min totals.
-inline __m512i scaled_and_min_totals(__m512i sums0, __m512i sums1, __m512i sums2, __m512i sums3) {
-  // 128-bit lanes 0-1 hold the scaled sums, lanes 2-3 the min sums: add lane pairs.
-  const __m512i lanes = lane_sums(sums0, sums1, sums2, sums3);
-  return _mm512_add_epi32(lanes, _mm512_shuffle_i32x4(lanes, lanes, _MM_SHUFFLE(2, 3, 0, 1)));
+// [total of v0, ... of v3], exactly.
+inline __m128i totals(__m128i v0, __m128i v1, __m128i v2, __m128i v3) {
+  const __m128i t0 = _mm_add_epi32(_mm_unpacklo_epi32(v0, v1), _mm_unpackhi_epi32(v0, v1));
+  const __m128i t1 = _mm_add_epi32(_mm_unpacklo_epi32(v2, v3), _mm_unpackhi_epi32(v2, v3));
+  return _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1));
 }
 
 template <Avx512Level kLevel>
 struct Q5KDot {
-  Q5KConstants k;
+  Q5KConstants<Q5KLayout::Chunks> k;
+  Q5KConstants<Q5KLayout::ChunkPairs> k_pairs;
 
   // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with d and dmin of w[0], w[stride],
-  // w[2 * stride], w[3 * stride] and the totals from scaled_and_min_totals.
-  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, __m512i totals, __m128 acc) const {
+  // w[2 * stride], w[3 * stride] and the four blocks' sums.
+  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, const Q5KBlockSums& s0,
+                    const Q5KBlockSums& s1, const Q5KBlockSums& s2, const Q5KBlockSums& s3, __m128 acc) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[stride].d), 1);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2 * stride].d), 2);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3 * stride].d), 3);
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
-    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(_mm512_castsi512_si128(totals)), acc);
-    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(_mm512_extracti32x4_epi32(totals, 2)), acc);
+    const __m128i scaled = block_totals(s0.scaled, s1.scaled, s2.scaled, s3.scaled);
+    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(scaled), acc);
+    const __m128i mins = totals(s0.mins, s1.mins, s2.mins, s3.mins);
+    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(mins), acc);
   }
 
   // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
   __m128 group(const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) const {
-    const __m512i sums0 = block_sums<kLevel>(w4[0], ActivationBlock(x4[0]), k);
-    const __m512i sums1 = block_sums<kLevel>(w4[1], ActivationBlock(x4[1]), k);
-    const __m512i sums2 = block_sums<kLevel>(w4[2], ActivationBlock(x4[2]), k);
-    const __m512i sums3 = block_sums<kLevel>(w4[3], ActivationBlock(x4[3]), k);
-    return accumulate(w4, 1, activation_scales(x4), scaled_and_min_totals(sums0, sums1, sums2, sums3), acc);
+    const Q5KBlockSums sums0 = block_sums<kLevel, Q5KLayout::Chunks>(w4[0], ActivationBlock(x4[0]), k);
+    const Q5KBlockSums sums1 = block_sums<kLevel, Q5KLayout::Chunks>(w4[1], ActivationBlock(x4[1]), k);
+    const Q5KBlockSums sums2 = block_sums<kLevel, Q5KLayout::Chunks>(w4[2], ActivationBlock(x4[2]), k);
+    const Q5KBlockSums sums3 = block_sums<kLevel, Q5KLayout::Chunks>(w4[3], ActivationBlock(x4[3]), k);
+    return accumulate(w4, 1, activation_scales(x4), sums0, sums1, sums2, sums3, acc);
   }
 
   // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
   __m128 across_rows(const BlockQ5K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
-    const ActivationBlock y(x);
-    const __m512i sums0 = block_sums<kLevel>(w[0], y, k);
-    const __m512i sums1 = block_sums<kLevel>(w[stride], y, k);
-    const __m512i sums2 = block_sums<kLevel>(w[2 * stride], y, k);
-    const __m512i sums3 = block_sums<kLevel>(w[3 * stride], y, k);
-    return accumulate(w, stride, _mm_set1_ps(x.d), scaled_and_min_totals(sums0, sums1, sums2, sums3), acc);
+    const ActivationBlock y = paired_chunks(ActivationBlock(x));
+    const Q5KBlockSums sums0 = block_sums<kLevel>(w[0], y, k_pairs);
+    const Q5KBlockSums sums1 = block_sums<kLevel>(w[stride], y, k_pairs);
+    const Q5KBlockSums sums2 = block_sums<kLevel>(w[2 * stride], y, k_pairs);
+    const Q5KBlockSums sums3 = block_sums<kLevel>(w[3 * stride], y, k_pairs);
+    return accumulate(w, stride, _mm_set1_ps(x.d), sums0, sums1, sums2, sums3, acc);
   }
 
   // One block on its own (the last one to three of a row).
   float tail(const BlockQ5K& w1, const BlockQ8K& x1) const {
-    // Lanes 0-7 hold the scaled sums, 8-15 the min sums.
-    const __m512i sums = block_sums<kLevel>(w1, ActivationBlock(x1), k);
-    const float scaled = static_cast<float>(_mm512_mask_reduce_add_epi32(0x00FF, sums));
-    const float mins = static_cast<float>(_mm512_mask_reduce_add_epi32(0xFF00, sums));
+    const Q5KBlockSums sums = block_sums<kLevel>(w1, ActivationBlock(x1), k);
+    const float scaled = static_cast<float>(_mm512_reduce_add_epi32(sums.scaled));
+    const float mins = static_cast<float>(_mm512_reduce_add_epi32(_mm512_zextsi128_si512(sums.mins)));
     return fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins;
   }
 };

@@ -223,8 +223,11 @@ inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KC
   for (int half = 0; half < 2; ++half) {
     // One 64-byte load, across two cache lines nearly always (blocks are 210 bytes). Two 32-byte
     // loads and an insert ran no faster from DRAM and slower from cache since the multi-row kernels
-    // share the activation loads.
-    const __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
+    // share the activation loads. The empty asm statement keeps ql in a register: otherwise GCC
+    // reads the 64 bytes a second time as the memory operand of the shift, and line-crossing loads
+    // are what this kernel is shortest of (hot dot 5.21 -> 4.98 ns per block on Zen 4).
+    __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
+    __asm__("" : "+v"(ql));
     __m512i high_bits[2];
     if constexpr (kLevel == Avx512Level::VnniGfni) {
       const __m512i qh = load_twice(w.qh + 32 * half);

@@ -423,6 +423,7 @@ inline Q5KBlockSums block_sums(const BlockQ5K& w, const ActivationBlock& y, cons
       nibbles[c] = _mm512_srlv_epi16(load_twice(w.qs + 32 * c), k.nibble_shift);
     } else if (c % 2 == 0) {
       nibbles[c] = _mm512_loadu_si512(w.qs + 32 * c);
+      __asm__("" : "+v"(nibbles[c]));  // one load: see the Q6_K kernel's ql
       nibbles[c + 1] = _mm512_srli_epi16(nibbles[c], 4);
     }
   }

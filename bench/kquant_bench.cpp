@@ -1,5 +1,7 @@
 // K-quant kernels side by side with ggml (the oracle libraries), same data, same run:
 //   hot_dot   one 4096-value row in cache, ns per 256-value block: every Brick variant vs ggml_vec_dot
+//   l2_rows   128 rows of 4096 values in L2, ns per block: the multi-row kernels (what a mat-vec runs)
+//             vs ggml_vec_dot row after row, the compute rate without DRAM
 //   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams; the
 //             best of the three is the ceiling for a batch-1 mat-vec
 //   matvec    14336x4096 Q5_K / Q6_K, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
@@ -200,6 +202,49 @@ void hot_dot_ggml(benchmark::State& state) {
     float s = 0;
     vec_dot(4096, &s, 0, row.w.data(), 0, row.x.data(), 0, 1);
     benchmark::DoNotOptimize(s);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rows in L2
+
+constexpr std::size_t kL2Rows = 128;
+
+template <class Block>
+struct L2Matrix {
+  std::vector<Block> w = test::realistic_blocks<Block>(kL2Rows * 16, 9);
+  std::vector<float> out = std::vector<float>(kL2Rows);
+  static L2Matrix& get() {
+    static L2Matrix matrix;
+    return matrix;
+  }
+};
+
+template <class Block>
+void l2_rows_brick(benchmark::State& state, DotIsa isa) {
+  L2Matrix<Block>& m = L2Matrix<Block>::get();
+  const HotRow<Block>& row = HotRow<Block>::get();
+  const auto kernel = [&] {
+    if constexpr (std::is_same_v<Block, BlockQ5K>) {
+      return dot_q5k_q8k_rows_kernel(isa);
+    } else {
+      return dot_q6k_q8k_rows_kernel(isa);
+    }
+  }();
+  for (auto _ : state) {
+    kernel(m.w.data(), kL2Rows, row.x.data(), 16, m.out.data());
+    benchmark::ClobberMemory();
+  }
+}
+
+template <class Block>
+void l2_rows_ggml(benchmark::State& state) {
+  L2Matrix<Block>& m = L2Matrix<Block>::get();
+  const HotRow<Block>& row = HotRow<Block>::get();
+  const auto vec_dot = std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
+  for (auto _ : state) {
+    for (std::size_t r = 0; r < kL2Rows; ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + 16 * r, 0, row.x.data(), 0, 1);
+    benchmark::ClobberMemory();
   }
 }
 
@@ -497,6 +542,13 @@ void register_benchmarks() {
   }
   hot("hot_dot/q5k/ggml", hot_dot_ggml<BlockQ5K>);
   hot("hot_dot/q6k/ggml", hot_dot_ggml<BlockQ6K>);
+  for (DotIsa isa : kDotIsas) {
+    if (!is_supported(isa) || isa == DotIsa::Scalar) continue;
+    hot(fmt::format("l2_rows/q5k/brick_{}", name(isa)), [isa](benchmark::State& s) { l2_rows_brick<BlockQ5K>(s, isa); });
+    hot(fmt::format("l2_rows/q6k/brick_{}", name(isa)), [isa](benchmark::State& s) { l2_rows_brick<BlockQ6K>(s, isa); });
+  }
+  hot("l2_rows/q5k/ggml", l2_rows_ggml<BlockQ5K>);
+  hot("l2_rows/q6k/ggml", l2_rows_ggml<BlockQ6K>);
 
   const auto threaded = [](const std::string& name, auto fn, double min_time) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->Arg(1)->Arg(2)->UseRealTime()->MinTime(min_time);
@@ -589,6 +641,14 @@ void print_summary(const Collector& c) {
     const double ggml = c.ns(fmt::format("hot_dot/{}/ggml", type)) / 16;
     for (DotIsa isa : kDotIsas) {
       const double ours = c.ns(fmt::format("hot_dot/{}/brick_{}", type, name(isa))) / 16;
+      if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, name(isa), ours, ggml, ggml / ours);
+    }
+  }
+  fmt::print("\n| rows, 128x4096 in L2 | ns/block brick | ns/block ggml | speedup |\n|---|---|---|---|\n");
+  for (const char* type : {"q5k", "q6k"}) {
+    const double ggml = c.ns(fmt::format("l2_rows/{}/ggml", type)) / (16 * kL2Rows);
+    for (DotIsa isa : kDotIsas) {
+      const double ours = c.ns(fmt::format("l2_rows/{}/brick_{}", type, name(isa))) / (16 * kL2Rows);
       if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, name(isa), ours, ggml, ggml / ours);
     }
   }

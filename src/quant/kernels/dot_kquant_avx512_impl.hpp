@@ -326,22 +326,26 @@ void dot_q6k_q8k_rows_avx512_impl(const BlockQ6K* w, std::size_t rows, const Blo
   dot_rows_in_lockstep(Q6KDot<kLevel>{}, w, rows, x, blocks, out);
 }
 
-// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q5_K block, see dot_q5k_q8k_scalar.cpp,
-// unpacked in a vector register: with the 12 packed bytes as dwords w0, w1, w2, the result dwords
-// are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) & 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) |
-// ((w1 >> 2) & 0x30..)]. The 16-byte load reads 4 bytes of qh, which follow in the same block.
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of two Q5_K blocks, see
+// dot_q5k_q8k_scalar.cpp, unpacked one block per 128-bit lane (Zen 4 runs a 256-bit operation at
+// the cost of a 128-bit one): with a block's 12 packed bytes as dwords w0, w1, w2, its result
+// dwords are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) & 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) |
+// ((w1 >> 2) & 0x30..)]. Each 16-byte load reads 4 bytes of qh, which follow in the same block.
 struct Q5KScaleConstants {
-  __m128i low_shift = _mm_set_epi32(4, 0, 0, 0);
-  __m128i low_mask = _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F);
-  __m128i high_mask = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
+  __m256i low_shift = _mm256_set_epi32(4, 0, 0, 0, 4, 0, 0, 0);
+  __m256i low_mask = _mm256_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F,
+                                      0x0F0F0F0F, 0x3F3F3F3F);
+  __m256i high_mask = _mm256_set_epi32(0x30303030, 0, 0x30303030, 0, 0x30303030, 0, 0x30303030, 0);
 };
 
-inline __m128i unpack_scales_mins(const std::uint8_t* packed, const Q5KScaleConstants& k) {
-  const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
-  const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(2, 1, 2, 0)), k.low_shift),
-                                    k.low_mask);
-  const __m128i high = _mm_srli_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(1, 1, 0, 0)), 2);
-  return _mm_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
+inline __m256i unpack_scales_mins(const BlockQ5K& first, const BlockQ5K& second, const Q5KScaleConstants& k) {
+  const __m256i words =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first.scales))),
+                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(second.scales)), 1);
+  const __m256i low = _mm256_and_si256(
+      _mm256_srlv_epi32(_mm256_shuffle_epi32(words, _MM_SHUFFLE(2, 1, 2, 0)), k.low_shift), k.low_mask);
+  const __m256i high = _mm256_srli_epi32(_mm256_shuffle_epi32(words, _MM_SHUFFLE(1, 1, 0, 0)), 2);
+  return _mm256_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
 }
 
 // Q5_K: 64 quants per zmm, read from qs in one of two layouts. The fifth bit of sub-block j is bit j
@@ -376,7 +380,11 @@ struct Q5KConstants {
   __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
   // Interleaved [d0, dmin0, d1, dmin1, ...] (fp16) to [d0, d1, d2, d3, dmin0, ...].
   __m128i split_d_dmin = _mm_set_epi8(15, 14, 11, 10, 7, 6, 3, 2, 13, 12, 9, 8, 5, 4, 1, 0);
-  __m512i arrange = arrange_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); });
+  // The scales of a pair of blocks are int16 lanes 0-7 (the first block's) and 8-15 (the second's)
+  // of one vector; index [1] picks the second block's.
+  __m512i arrange[2] = {
+      arrange_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); }),
+      arrange_scales_index([](int v, int lane128) { return 8 + q5k_sub_block(kLayout, v, lane128); })};
   __m512i fifth_bit[4];
   // With GFNI, the fifth bit of every quant moves straight to bit 4 with the rest cleared.
   __m512i fifth_bit_to_4[4];
@@ -392,10 +400,12 @@ struct Q5KConstants {
     }
   }
   Q5KScaleConstants scale_constants;
-  // Packed vectors 0+1 and 2+3.
-  __m512i packed_arrange[2] = {
-      packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); }),
-      packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, 2 + v, lane128); })};
+  // Packed vectors 0+1 and 2+3, of the first and of the second block of a pair.
+  __m512i packed_arrange[2][2] = {
+      {packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, v, lane128); }),
+       packed_scales_index([](int v, int lane128) { return q5k_sub_block(kLayout, 2 + v, lane128); })},
+      {packed_scales_index([](int v, int lane128) { return 8 + q5k_sub_block(kLayout, v, lane128); }),
+       packed_scales_index([](int v, int lane128) { return 8 + q5k_sub_block(kLayout, 2 + v, lane128); })}};
 };
 
 // The sums of the Q8_K quants of each 32-value sub-block, j = 0..7, as int16 (|sum| <= 32 * 128).
@@ -403,18 +413,36 @@ inline __m128i sub_block_sums(const ActivationBlock& y) {
   return _mm256_cvtepi32_epi16(_mm256_madd_epi16(y.bsums, _mm256_set1_epi16(1)));
 }
 
-// A Q5_K block's integer sums, kept apart because d and dmin weight them.
-struct Q5KBlockSums {
-  __m512i scaled;  // 16 lanes adding up to sum_j sc_j * q_j . y_j
-  __m128i mins;    // 4 lanes adding up to sum_j m_j * sum(y_j)
+// The scales and min sums of a pair of blocks.
+struct Q5KScalePair {
+  __m512i scales16;  // int16: the first block's 8 scales in lanes 0-7, the second's in 8-15
+  __m256i mins;      // int32: 4 lanes adding up to sum_j m_j * sum(y_j) per block, one block per 128 bits
 };
 
-// y in the order of kLayout's quants.
-template <Avx512Level kLevel, Q5KLayout kLayout>
-inline Q5KBlockSums block_sums(const BlockQ5K& w, const ActivationBlock& y, const Q5KConstants<kLayout>& k) {
-  const __m128i scales_mins = unpack_scales_mins(w.scales, k.scale_constants);
-  const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(scales_mins));
-  const __m128i mins = _mm_madd_epi16(_mm_unpackhi_epi8(scales_mins, _mm_setzero_si128()), sub_block_sums(y));
+// `sub_sums`: sub_block_sums of the first block's activation in the low 128 bits, of the second's
+// in the high 128 bits.
+template <Q5KLayout kLayout>
+inline Q5KScalePair scale_pair(const BlockQ5K& first, const BlockQ5K& second, __m256i sub_sums,
+                               const Q5KConstants<kLayout>& k) {
+  const __m256i scales_mins = unpack_scales_mins(first, second, k.scale_constants);
+  const __m256i zero = _mm256_setzero_si256();
+  return {_mm512_castsi256_si512(_mm256_unpacklo_epi8(scales_mins, zero)),
+          _mm256_madd_epi16(_mm256_unpackhi_epi8(scales_mins, zero), sub_sums)};
+}
+
+// [min total of block a, of b, of c, of d] from the scale pairs (a, b) and (c, d), exactly.
+inline __m128i min_totals(__m256i ab, __m256i cd) {
+  // Per 128 bits: [a0 + a2, c0 + c2, a1 + a3, c1 + c3], b and d in the high half.
+  const __m256i halves = _mm256_add_epi32(_mm256_unpacklo_epi32(ab, cd), _mm256_unpackhi_epi32(ab, cd));
+  // [a, c, a, c | b, d, b, d]
+  const __m256i sums = _mm256_add_epi32(halves, _mm256_shuffle_epi32(halves, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm_unpacklo_epi32(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+}
+
+// 16 lanes adding up to sum_j sc_j * q_j . y_j, with y in the order of kLayout's quants and the
+// block's scales those of a scale pair's first (kSecond = 0) or second (1) block.
+template <Avx512Level kLevel, Q5KLayout kLayout, int kSecond>
+inline __m512i scaled_sum(const BlockQ5K& w, const ActivationBlock& y, __m512i scales16, const Q5KConstants<kLayout>& k) {
   const __m512i qh = load_twice(w.qh);
   // The nibbles of vector v in bits 0-3 of each byte, whatever is above them.
   __m512i nibbles[4];
@@ -443,10 +471,10 @@ inline Q5KBlockSums block_sums(const BlockQ5K& w, const ActivationBlock& y, cons
     for (int pair = 0; pair < 2; ++pair) {
       sum = _mm512_dpwssd_epi32(
           sum, packed_dots<kLevel>(q[2 * pair], y.qs[2 * pair], q[2 * pair + 1], y.qs[2 * pair + 1]),
-          _mm512_permutexvar_epi16(k.packed_arrange[pair], scales16));
+          _mm512_permutexvar_epi16(k.packed_arrange[kSecond][pair], scales16));
     }
   } else {
-    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, scales16);
+    const __m512i scales = _mm512_permutexvar_epi16(k.arrange[kSecond], scales16);
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
     __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int c = 0; c < 4; ++c) {
@@ -455,14 +483,7 @@ inline Q5KBlockSums block_sums(const BlockQ5K& w, const ActivationBlock& y, cons
     }
     sum = _mm512_add_epi32(sums[0], sums[1]);
   }
-  return {sum, mins};
-}
-
-// [total of v0, ... of v3], exactly.
-inline __m128i totals(__m128i v0, __m128i v1, __m128i v2, __m128i v3) {
-  const __m128i t0 = _mm_add_epi32(_mm_unpacklo_epi32(v0, v1), _mm_unpackhi_epi32(v0, v1));
-  const __m128i t1 = _mm_add_epi32(_mm_unpacklo_epi32(v2, v3), _mm_unpackhi_epi32(v2, v3));
-  return _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1));
+  return sum;
 }
 
 template <Avx512Level kLevel>
@@ -471,45 +492,53 @@ struct Q5KDot {
   Q5KConstants<Q5KLayout::ChunkPairs> k_pairs;
 
   // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with d and dmin of w[0], w[stride],
-  // w[2 * stride], w[3 * stride] and the four blocks' sums.
-  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, const Q5KBlockSums& s0,
-                    const Q5KBlockSums& s1, const Q5KBlockSums& s2, const Q5KBlockSums& s3, __m128 acc) const {
+  // w[2 * stride], w[3 * stride], their scaled sums and the min sums of their scale pairs.
+  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
+                    const Q5KScalePair& p01, const Q5KScalePair& p23, __m128 acc) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[stride].d), 1);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2 * stride].d), 2);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3 * stride].d), 3);
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
-    const __m128i scaled = block_totals(s0.scaled, s1.scaled, s2.scaled, s3.scaled);
-    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(scaled), acc);
-    const __m128i mins = totals(s0.mins, s1.mins, s2.mins, s3.mins);
-    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(mins), acc);
+    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), acc);
+    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins)), acc);
   }
 
   // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
   __m128 group(const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) const {
-    const Q5KBlockSums sums0 = block_sums<kLevel, Q5KLayout::Chunks>(w4[0], ActivationBlock(x4[0]), k);
-    const Q5KBlockSums sums1 = block_sums<kLevel, Q5KLayout::Chunks>(w4[1], ActivationBlock(x4[1]), k);
-    const Q5KBlockSums sums2 = block_sums<kLevel, Q5KLayout::Chunks>(w4[2], ActivationBlock(x4[2]), k);
-    const Q5KBlockSums sums3 = block_sums<kLevel, Q5KLayout::Chunks>(w4[3], ActivationBlock(x4[3]), k);
-    return accumulate(w4, 1, activation_scales(x4), sums0, sums1, sums2, sums3, acc);
+    const ActivationBlock y0(x4[0]);
+    const ActivationBlock y1(x4[1]);
+    const ActivationBlock y2(x4[2]);
+    const ActivationBlock y3(x4[3]);
+    const Q5KScalePair p01 = scale_pair(w4[0], w4[1], _mm256_set_m128i(sub_block_sums(y1), sub_block_sums(y0)), k);
+    const __m512i s0 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[0], y0, p01.scales16, k);
+    const __m512i s1 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[1], y1, p01.scales16, k);
+    const Q5KScalePair p23 = scale_pair(w4[2], w4[3], _mm256_set_m128i(sub_block_sums(y3), sub_block_sums(y2)), k);
+    const __m512i s2 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[2], y2, p23.scales16, k);
+    const __m512i s3 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[3], y3, p23.scales16, k);
+    return accumulate(w4, 1, activation_scales(x4), s0, s1, s2, s3, p01, p23, acc);
   }
 
   // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
   __m128 across_rows(const BlockQ5K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
     const ActivationBlock y = paired_chunks(ActivationBlock(x));
-    const Q5KBlockSums sums0 = block_sums<kLevel>(w[0], y, k_pairs);
-    const Q5KBlockSums sums1 = block_sums<kLevel>(w[stride], y, k_pairs);
-    const Q5KBlockSums sums2 = block_sums<kLevel>(w[2 * stride], y, k_pairs);
-    const Q5KBlockSums sums3 = block_sums<kLevel>(w[3 * stride], y, k_pairs);
-    return accumulate(w, stride, _mm_set1_ps(x.d), sums0, sums1, sums2, sums3, acc);
+    const __m256i sub_sums = _mm256_broadcastsi128_si256(sub_block_sums(y));
+    const Q5KScalePair p01 = scale_pair(w[0], w[stride], sub_sums, k_pairs);
+    const __m512i s0 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[0], y, p01.scales16, k_pairs);
+    const __m512i s1 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[stride], y, p01.scales16, k_pairs);
+    const Q5KScalePair p23 = scale_pair(w[2 * stride], w[3 * stride], sub_sums, k_pairs);
+    const __m512i s2 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[2 * stride], y, p23.scales16, k_pairs);
+    const __m512i s3 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[3 * stride], y, p23.scales16, k_pairs);
+    return accumulate(w, stride, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23, acc);
   }
 
-  // One block on its own (the last one to three of a row).
+  // One block on its own (the last one to three of a row), as the first of a pair with itself.
   float tail(const BlockQ5K& w1, const BlockQ8K& x1) const {
-    const Q5KBlockSums sums = block_sums<kLevel>(w1, ActivationBlock(x1), k);
-    const float scaled = static_cast<float>(_mm512_reduce_add_epi32(sums.scaled));
-    const float mins = static_cast<float>(_mm512_reduce_add_epi32(_mm512_zextsi128_si512(sums.mins)));
+    const ActivationBlock y(x1);
+    const Q5KScalePair pair = scale_pair(w1, w1, _mm256_broadcastsi128_si256(sub_block_sums(y)), k);
+    const float scaled = static_cast<float>(_mm512_reduce_add_epi32(scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w1, y, pair.scales16, k)));
+    const float mins = static_cast<float>(_mm512_reduce_add_epi32(_mm512_zextsi128_si512(_mm256_castsi256_si128(pair.mins))));
     return fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins;
   }
 };

@@ -92,7 +92,7 @@ inline void dot_four_rows(const Dot& dot, const Block* w, std::size_t stride, co
 
 // The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
 // keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
-// into four equal runs walked side by side, one stream each (on the Zen 5 development machine four
+// into four equal runs walked side by side, one stream each (on the Zen 4 development machine four
 // streams beat two and one, eight ran at half the speed of four; adjacent rows in lockstep zigzag
 // within what is still one stream and ran 2.5x slower); the last rows % 4 follow one at a time.
 template <class Block, class Dot>

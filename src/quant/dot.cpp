@@ -36,6 +36,13 @@ void each_row(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t b
   for (std::size_t r = 0; r < rows; ++r) out[r] = kDot(w + r * blocks, x, blocks);
 }
 
+// A four-rows kernel that runs the single-row kernel kDot on each row in turn.
+template <auto kDot, class Block>
+void each_of_four(const Block* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
+                  float* const (&out)[4]) noexcept {
+  for (std::size_t r = 0; r < 4; ++r) *out[r] = kDot(rows[r], x, blocks);
+}
+
 template <class Block>
 void require_same_blocks(std::span<const Block> w, std::span<const BlockQ8K> x, std::string_view what) {
   if (w.size() != x.size()) {
@@ -104,6 +111,20 @@ DotQ6KRowsKernel dot_q6k_q8k_rows_kernel(DotIsa isa) {
   return pick<DotQ6KRowsKernel>(isa, each_row<kernels::dot_q6k_q8k_scalar, BlockQ6K>,
                                 each_row<kernels::dot_q6k_q8k_avx2, BlockQ6K>, kernels::dot_q6k_q8k_rows_avx512,
                                 kernels::dot_q6k_q8k_rows_avx512vnni, kernels::dot_q6k_q8k_rows_avx512gfni);
+}
+
+DotQ5KFourRowsKernel dot_q5k_q8k_four_rows_kernel(DotIsa isa) {
+  return pick<DotQ5KFourRowsKernel>(isa, each_of_four<kernels::dot_q5k_q8k_scalar, BlockQ5K>,
+                                    each_of_four<kernels::dot_q5k_q8k_avx2, BlockQ5K>,
+                                    kernels::dot_q5k_q8k_four_rows_avx512, kernels::dot_q5k_q8k_four_rows_avx512vnni,
+                                    kernels::dot_q5k_q8k_four_rows_avx512gfni);
+}
+
+DotQ6KFourRowsKernel dot_q6k_q8k_four_rows_kernel(DotIsa isa) {
+  return pick<DotQ6KFourRowsKernel>(isa, each_of_four<kernels::dot_q6k_q8k_scalar, BlockQ6K>,
+                                    each_of_four<kernels::dot_q6k_q8k_avx2, BlockQ6K>,
+                                    kernels::dot_q6k_q8k_four_rows_avx512, kernels::dot_q6k_q8k_four_rows_avx512vnni,
+                                    kernels::dot_q6k_q8k_four_rows_avx512gfni);
 }
 
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {

@@ -16,8 +16,13 @@ struct RowSource {
   const void* blocks = nullptr;
   std::size_t rows = 0;
   std::size_t row_bytes = 0;
-  DotQ5KRowsKernel q5k_rows = nullptr;  // exactly one of the two is set
+  // Exactly one type's kernels are set.
+  DotQ5KRowsKernel q5k_rows = nullptr;
   DotQ6KRowsKernel q6k_rows = nullptr;
+  DotQ5KFourRowsKernel q5k_four_rows = nullptr;
+  DotQ6KFourRowsKernel q6k_four_rows = nullptr;
+
+  const void* row(std::size_t r) const noexcept { return static_cast<const unsigned char*>(blocks) + r * row_bytes; }
 };
 
 RowSource row_source(const KQuantMatrix& w, DotIsa isa);
@@ -25,13 +30,17 @@ RowSource row_source(const KQuantMatrix& w, DotIsa isa);
 // out[i] = row (first + i) of `source` (local row indices) . xq for i < count.
 inline void dot_source_rows(const RowSource& source, std::size_t first, std::size_t count,
                             std::span<const BlockQ8K> xq, float* out) noexcept {
-  const void* w = static_cast<const unsigned char*>(source.blocks) + first * source.row_bytes;
+  const void* w = source.row(first);
   if (source.q5k_rows != nullptr) {
     source.q5k_rows(static_cast<const BlockQ5K*>(w), count, xq.data(), xq.size(), out);
   } else {
     source.q6k_rows(static_cast<const BlockQ6K*>(w), count, xq.data(), xq.size(), out);
   }
 }
+
+// *out[i] = row rows[i] of sources[i] . xq for four rows, in lockstep when the four are of one type.
+void dot_four_source_rows(const RowSource* const (&sources)[4], const std::size_t (&rows)[4],
+                          std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept;
 
 // out[r] = row r . xq for the global rows [range.begin, range.end) of `sources` laid end to end.
 // `out` holds one float per global row.

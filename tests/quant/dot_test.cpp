@@ -2,6 +2,7 @@
 // on random blocks (every byte pattern), ggml's golden vectors, and bad input.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +28,7 @@ struct Q5K {
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q5k(blocks, seed); }
   static DotQ5KKernel kernel(DotIsa isa) { return dot_q5k_q8k_kernel(isa); }
   static DotQ5KRowsKernel rows_kernel(DotIsa isa) { return dot_q5k_q8k_rows_kernel(isa); }
+  static DotQ5KFourRowsKernel four_rows_kernel(DotIsa isa) { return dot_q5k_q8k_four_rows_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q5k_q8k(w, x, b); }
 };
 
@@ -36,6 +38,7 @@ struct Q6K {
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q6k(blocks, seed); }
   static DotQ6KKernel kernel(DotIsa isa) { return dot_q6k_q8k_kernel(isa); }
   static DotQ6KRowsKernel rows_kernel(DotIsa isa) { return dot_q6k_q8k_rows_kernel(isa); }
+  static DotQ6KFourRowsKernel four_rows_kernel(DotIsa isa) { return dot_q6k_q8k_four_rows_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q6k_q8k(w, x, b); }
 };
 
@@ -145,6 +148,30 @@ TYPED_TEST(DotTest, RowsKernelGivesTheSingleRowKernelsBits) {
         }
         EXPECT_EQ(out[rows], kSentinel) << name(isa) << " rows=" << rows << " blocks=" << blocks;
       }
+    }
+  }
+}
+
+TYPED_TEST(DotTest, FourRowsKernelGivesTheSingleRowKernelsBitsForRowsAnywhere) {
+  // Four rows from four separate allocations, in an order unrelated to their addresses, for every
+  // tail of the groups of four blocks; each output goes where its pointer says.
+  for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
+    std::vector<std::vector<typename TypeParam::Block>> rows;
+    for (std::uint64_t r = 0; r < 4; ++r) rows.push_back(TypeParam::random(blocks, 1000 * blocks + r));
+    const typename TypeParam::Block* const pointers[4] = {rows[2].data(), rows[0].data(), rows[3].data(),
+                                                          rows[1].data()};
+    const auto x = random_q8k(blocks, blocks + 29);
+    for (DotIsa isa : supported_isas()) {
+      std::array<float, 6> out{};
+      float* const outs[4] = {&out[5], &out[1], &out[0], &out[3]};
+      TypeParam::four_rows_kernel(isa)(pointers, x.data(), blocks, outs);
+      for (std::size_t r = 0; r < 4; ++r) {
+        const float single = TypeParam::kernel(isa)(pointers[r], x.data(), blocks);
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(*outs[r]), std::bit_cast<std::uint32_t>(single))
+            << name(isa) << " blocks=" << blocks << " row " << r << ": " << *outs[r] << " vs " << single;
+      }
+      EXPECT_EQ(out[2], 0.0f) << name(isa);
+      EXPECT_EQ(out[4], 0.0f) << name(isa);
     }
   }
 }

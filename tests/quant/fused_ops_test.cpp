@@ -146,6 +146,29 @@ TEST(FusedGateUpOp, EqualsSiluOfGateTimesUpAndGgml) {
   EXPECT_LT(worst_relative(out, ggml), 1e-5);
 }
 
+TEST(FusedGateUpOp, SameTypeGateAndUpGiveTheSeparateMatvecsBitsAtEveryThreadCount) {
+  // Gate and up of one type run four rows in lockstep (rows i and i + half of each thread's range);
+  // odd row counts leave a last row on its own.
+  for (const bool six_bit : {false, true}) {
+    for (const std::size_t rows : {std::size_t{37}, std::size_t{1024}}) {
+      const Weights gate = Weights::quantized(six_bit, rows, kHidden, 6);
+      const Weights up = Weights::quantized(six_bit, rows, kHidden, 7);
+      const std::vector<float> x = test::normal(kHidden, 13);
+      for (const std::size_t threads : {1u, 2u, 3u}) {
+        ThreadPool pool(threads);
+        const FusedGateUpOp op(gate.matrix(), up.matrix(), pool);
+        std::vector<float> out(rows);
+        op.run(FusedGateUpOp::Input{x}, out, Backend::Auto);
+        const std::vector<float> g = separate_matvec(gate, x, pool);
+        const std::vector<float> u = separate_matvec(up, x, pool);
+        std::vector<float> expected(rows);
+        for (std::size_t i = 0; i < rows; ++i) expected[i] = silu(g[i]) * u[i];
+        EXPECT_EQ(out, expected) << (six_bit ? "Q6_K" : "Q5_K") << " rows=" << rows << " threads=" << threads;
+      }
+    }
+  }
+}
+
 TEST(FusedOps, ComputeBrickEquivalenceAgainstScalarIsCheckedAndPasses) {
   const Qkv w;
   const Weights gate = Weights::quantized(true, 2048, kHidden, 6);

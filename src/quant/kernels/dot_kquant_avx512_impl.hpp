@@ -62,22 +62,35 @@ inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x, std:
   return horizontal_sum(acc);
 }
 
-// Four rows at once, row r at w + r * stride: dot.across_rows(w, stride, x, acc) -> acc adds block
-// b of the four rows to lane r of acc[b % 4]. Every row's float operations are those of
-// dot_one_row in the same order (lane j of its accumulator there is acc[j] here, the tail goes to
-// lane 0, the final sum is (acc0 + acc2) + (acc1 + acc3)), so the results are the same bits; the
-// integer block totals are exact in any order.
+// Four blocks handled together: four consecutive blocks of one row, or one block of four rows.
+template <class Block>
+struct FourBlocks {
+  const Block* blocks[4];
+  static FourBlocks consecutive(const Block* w) { return {{w, w + 1, w + 2, w + 3}}; }
+  static FourBlocks of_rows(const Block* const (&rows)[4], std::size_t b) {
+    return {{rows[0] + b, rows[1] + b, rows[2] + b, rows[3] + b}};
+  }
+  const Block& operator[](std::size_t i) const { return *blocks[i]; }
+};
+
+// Four rows at once, wherever each lies: dot.across_rows(FourBlocks, x, acc) -> acc adds block b of
+// the four rows to lane r of acc[b % 4]. Every row's float operations are those of dot_one_row in
+// the same order (lane j of its accumulator there is acc[j] here, the tail goes to lane 0, the
+// final sum is (acc0 + acc2) + (acc1 + acc3)), so the results are the same bits; the integer block
+// totals are exact in any order.
 template <class Block, class Dot>
-inline void dot_four_rows(const Dot& dot, const Block* w, std::size_t stride, const BlockQ8K* x,
-                          std::size_t blocks, float* out, std::size_t out_stride) {
+inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
+                          float* const (&out)[4]) {
   __m128 acc[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
-    for (std::size_t j = 0; j < 4; ++j) acc[j] = dot.across_rows(w + b + j, stride, x[b + j], acc[j]);
+    for (std::size_t j = 0; j < 4; ++j) {
+      acc[j] = dot.across_rows(FourBlocks<Block>::of_rows(rows, b + j), x[b + j], acc[j]);
+    }
   }
   for (; b < blocks; ++b) {
-    __m128 tails = _mm_set_ps(dot.tail(w[3 * stride + b], x[b]), dot.tail(w[2 * stride + b], x[b]),
-                              dot.tail(w[stride + b], x[b]), dot.tail(w[b], x[b]));
+    __m128 tails = _mm_set_ps(dot.tail(rows[3][b], x[b]), dot.tail(rows[2][b], x[b]), dot.tail(rows[1][b], x[b]),
+                              dot.tail(rows[0][b], x[b]));
     // Through an empty asm statement, which GCC cannot see into: otherwise it fuses the tails' last
     // multiplication with this addition into an FMA (its default -ffp-contract=fast), which the
     // one-row kernel's _mm_add_ss does not.
@@ -87,7 +100,7 @@ inline void dot_four_rows(const Dot& dot, const Block* w, std::size_t stride, co
   const __m128 sums = _mm_add_ps(_mm_add_ps(acc[0], acc[2]), _mm_add_ps(acc[1], acc[3]));
   alignas(16) float lanes[4];
   _mm_store_ps(lanes, sums);
-  for (std::size_t r = 0; r < 4; ++r) out[r * out_stride] = lanes[r];
+  for (std::size_t r = 0; r < 4; ++r) *out[r] = lanes[r];
 }
 
 // The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
@@ -99,7 +112,12 @@ template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {
   const std::size_t run = rows / 4;
-  for (std::size_t r = 0; r < run; ++r) dot_four_rows(dot, w + r * blocks, run * blocks, x, blocks, out + r, run);
+  for (std::size_t r = 0; r < run; ++r) {
+    const Block* const four[4] = {w + r * blocks, w + (run + r) * blocks, w + (2 * run + r) * blocks,
+                                  w + (3 * run + r) * blocks};
+    float* const outs[4] = {out + r, out + run + r, out + 2 * run + r, out + 3 * run + r};
+    dot_four_rows(dot, four, x, blocks, outs);
+  }
   for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
 }
 
@@ -271,12 +289,12 @@ inline __m128i block_totals(__m512i sum0, __m512i sum1, __m512i sum2, __m512i su
   return _mm_add_epi32(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
 }
 
-// The fp16 d of w[0], w[stride], w[2 * stride] and w[3 * stride] as floats.
-inline __m128 q6k_scales(const BlockQ6K* w, std::size_t stride) {
+// The fp16 d of the four blocks as floats.
+inline __m128 q6k_scales(const FourBlocks<BlockQ6K>& w) {
   __m128i d = _mm_cvtsi32_si128(w[0].d);
-  d = _mm_insert_epi16(d, w[stride].d, 1);
-  d = _mm_insert_epi16(d, w[2 * stride].d, 2);
-  d = _mm_insert_epi16(d, w[3 * stride].d, 3);
+  d = _mm_insert_epi16(d, w[1].d, 1);
+  d = _mm_insert_epi16(d, w[2].d, 2);
+  d = _mm_insert_epi16(d, w[3].d, 3);
   return _mm_cvtph_ps(d);
 }
 
@@ -293,18 +311,18 @@ struct Q6KDot {
     const __m512i sum1 = block_sum<kLevel>(w4[1], ActivationBlock(x4[1]), k);
     const __m512i sum2 = block_sum<kLevel>(w4[2], ActivationBlock(x4[2]), k);
     const __m512i sum3 = block_sum<kLevel>(w4[3], ActivationBlock(x4[3]), k);
-    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w4, 1), activation_scales(x4)),
+    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(FourBlocks<BlockQ6K>::consecutive(w4)), activation_scales(x4)),
                         _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
   }
 
-  // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
-  __m128 across_rows(const BlockQ6K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
+  // One block of four rows, sharing x's loads.
+  __m128 across_rows(const FourBlocks<BlockQ6K>& w, const BlockQ8K& x, __m128 acc) const {
     const ActivationBlock y(x);
     const __m512i sum0 = block_sum<kLevel>(w[0], y, k);
-    const __m512i sum1 = block_sum<kLevel>(w[stride], y, k);
-    const __m512i sum2 = block_sum<kLevel>(w[2 * stride], y, k);
-    const __m512i sum3 = block_sum<kLevel>(w[3 * stride], y, k);
-    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w, stride), _mm_set1_ps(x.d)),
+    const __m512i sum1 = block_sum<kLevel>(w[1], y, k);
+    const __m512i sum2 = block_sum<kLevel>(w[2], y, k);
+    const __m512i sum3 = block_sum<kLevel>(w[3], y, k);
+    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w), _mm_set1_ps(x.d)),
                         _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
   }
 
@@ -324,6 +342,12 @@ template <Avx512Level kLevel>
 void dot_q6k_q8k_rows_avx512_impl(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                   float* out) noexcept {
   dot_rows_in_lockstep(Q6KDot<kLevel>{}, w, rows, x, blocks, out);
+}
+
+template <Avx512Level kLevel>
+void dot_q6k_q8k_four_rows_avx512_impl(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
+                                     float* const (&out)[4]) noexcept {
+  dot_four_rows(Q6KDot<kLevel>{}, rows, x, blocks, out);
 }
 
 // The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of two Q5_K blocks, see
@@ -491,15 +515,15 @@ struct Q5KDot {
   Q5KConstants<Q5KLayout::Chunks> k;
   Q5KConstants<Q5KLayout::ChunkPairs> k_pairs;
 
-  // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with d and dmin of w[0], w[stride],
-  // w[2 * stride], w[3 * stride], their scaled sums and the min sums of their scale pairs.
-  __m128 accumulate(const BlockQ5K* w, std::size_t stride, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
+  // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with the four blocks' d and dmin, their
+  // scaled sums and the min sums of their scale pairs.
+  __m128 accumulate(const FourBlocks<BlockQ5K>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
                     const Q5KScalePair& p01, const Q5KScalePair& p23, __m128 acc) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[stride].d), 1);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2 * stride].d), 2);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3 * stride].d), 3);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[1].d), 1);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2].d), 2);
+    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3].d), 3);
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
     acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), acc);
     return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins)), acc);
@@ -517,20 +541,20 @@ struct Q5KDot {
     const Q5KScalePair p23 = scale_pair(w4[2], w4[3], _mm256_set_m128i(sub_block_sums(y3), sub_block_sums(y2)), k);
     const __m512i s2 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[2], y2, p23.scales16, k);
     const __m512i s3 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[3], y3, p23.scales16, k);
-    return accumulate(w4, 1, activation_scales(x4), s0, s1, s2, s3, p01, p23, acc);
+    return accumulate(FourBlocks<BlockQ5K>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23, acc);
   }
 
-  // One block of four rows, w[0], w[stride], w[2 * stride], w[3 * stride], sharing x's loads.
-  __m128 across_rows(const BlockQ5K* w, std::size_t stride, const BlockQ8K& x, __m128 acc) const {
+  // One block of four rows, sharing x's loads.
+  __m128 across_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x, __m128 acc) const {
     const ActivationBlock y = paired_chunks(ActivationBlock(x));
     const __m256i sub_sums = _mm256_broadcastsi128_si256(sub_block_sums(y));
-    const Q5KScalePair p01 = scale_pair(w[0], w[stride], sub_sums, k_pairs);
+    const Q5KScalePair p01 = scale_pair(w[0], w[1], sub_sums, k_pairs);
     const __m512i s0 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[0], y, p01.scales16, k_pairs);
-    const __m512i s1 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[stride], y, p01.scales16, k_pairs);
-    const Q5KScalePair p23 = scale_pair(w[2 * stride], w[3 * stride], sub_sums, k_pairs);
-    const __m512i s2 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[2 * stride], y, p23.scales16, k_pairs);
-    const __m512i s3 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[3 * stride], y, p23.scales16, k_pairs);
-    return accumulate(w, stride, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23, acc);
+    const __m512i s1 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[1], y, p01.scales16, k_pairs);
+    const Q5KScalePair p23 = scale_pair(w[2], w[3], sub_sums, k_pairs);
+    const __m512i s2 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[2], y, p23.scales16, k_pairs);
+    const __m512i s3 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[3], y, p23.scales16, k_pairs);
+    return accumulate(w, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23, acc);
   }
 
   // One block on its own (the last one to three of a row), as the first of a pair with itself.
@@ -552,6 +576,12 @@ template <Avx512Level kLevel>
 void dot_q5k_q8k_rows_avx512_impl(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                   float* out) noexcept {
   dot_rows_in_lockstep(Q5KDot<kLevel>{}, w, rows, x, blocks, out);
+}
+
+template <Avx512Level kLevel>
+void dot_q5k_q8k_four_rows_avx512_impl(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
+                                     float* const (&out)[4]) noexcept {
+  dot_four_rows(Q5KDot<kLevel>{}, rows, x, blocks, out);
 }
 
 }  // namespace

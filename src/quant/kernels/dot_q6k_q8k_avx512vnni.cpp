@@ -13,4 +13,9 @@ void dot_q6k_q8k_rows_avx512vnni(const BlockQ6K* w, std::size_t rows, const Bloc
   dot_q6k_q8k_rows_avx512_impl<Avx512Level::Vnni>(w, rows, x, blocks, out);
 }
 
+void dot_q6k_q8k_four_rows_avx512vnni(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
+                                      float* const (&out)[4]) noexcept {
+  dot_q6k_q8k_four_rows_avx512_impl<Avx512Level::Vnni>(rows, x, blocks, out);
+}
+
 }  // namespace brick::quant::kernels

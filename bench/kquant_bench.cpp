@@ -179,15 +179,32 @@ struct HotRow {
 };
 
 template <class Block>
+auto dot_kernel(DotIsa isa) {
+  if constexpr (std::is_same_v<Block, BlockQ5K>) {
+    return dot_q5k_q8k_kernel(isa);
+  } else {
+    return dot_q6k_q8k_kernel(isa);
+  }
+}
+
+template <class Block>
+auto rows_kernel(DotIsa isa) {
+  if constexpr (std::is_same_v<Block, BlockQ5K>) {
+    return dot_q5k_q8k_rows_kernel(isa);
+  } else {
+    return dot_q6k_q8k_rows_kernel(isa);
+  }
+}
+
+template <class Block>
+auto ggml_vec_dot() {
+  return std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
+}
+
+template <class Block>
 void hot_dot_brick(benchmark::State& state, DotIsa isa) {
   const HotRow<Block>& row = HotRow<Block>::get();
-  const auto kernel = [&] {
-    if constexpr (std::is_same_v<Block, BlockQ5K>) {
-      return dot_q5k_q8k_kernel(isa);
-    } else {
-      return dot_q6k_q8k_kernel(isa);
-    }
-  }();
+  const auto kernel = dot_kernel<Block>(isa);
   for (auto _ : state) {
     float s = kernel(row.w.data(), row.x.data(), 16);
     benchmark::DoNotOptimize(s);
@@ -197,7 +214,7 @@ void hot_dot_brick(benchmark::State& state, DotIsa isa) {
 template <class Block>
 void hot_dot_ggml(benchmark::State& state) {
   const HotRow<Block>& row = HotRow<Block>::get();
-  const auto vec_dot = std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
+  const auto vec_dot = ggml_vec_dot<Block>();
   for (auto _ : state) {
     float s = 0;
     vec_dot(4096, &s, 0, row.w.data(), 0, row.x.data(), 0, 1);
@@ -224,13 +241,7 @@ template <class Block>
 void l2_rows_brick(benchmark::State& state, DotIsa isa) {
   L2Matrix<Block>& m = L2Matrix<Block>::get();
   const HotRow<Block>& row = HotRow<Block>::get();
-  const auto kernel = [&] {
-    if constexpr (std::is_same_v<Block, BlockQ5K>) {
-      return dot_q5k_q8k_rows_kernel(isa);
-    } else {
-      return dot_q6k_q8k_rows_kernel(isa);
-    }
-  }();
+  const auto kernel = rows_kernel<Block>(isa);
   for (auto _ : state) {
     kernel(m.w.data(), kL2Rows, row.x.data(), 16, m.out.data());
     benchmark::ClobberMemory();
@@ -241,7 +252,7 @@ template <class Block>
 void l2_rows_ggml(benchmark::State& state) {
   L2Matrix<Block>& m = L2Matrix<Block>::get();
   const HotRow<Block>& row = HotRow<Block>::get();
-  const auto vec_dot = std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
+  const auto vec_dot = ggml_vec_dot<Block>();
   for (auto _ : state) {
     for (std::size_t r = 0; r < kL2Rows; ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + 16 * r, 0, row.x.data(), 0, 1);
     benchmark::ClobberMemory();

@@ -333,23 +333,6 @@ struct Q6KDot {
   }
 };
 
-template <Avx512Level kLevel>
-float dot_q6k_q8k_avx512_impl(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  return dot_one_row(Q6KDot<kLevel>{}, w, x, blocks);
-}
-
-template <Avx512Level kLevel>
-void dot_q6k_q8k_rows_avx512_impl(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
-                                  float* out) noexcept {
-  dot_rows_in_lockstep(Q6KDot<kLevel>{}, w, rows, x, blocks, out);
-}
-
-template <Avx512Level kLevel>
-void dot_q6k_q8k_four_rows_avx512_impl(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                     float* const (&out)[4]) noexcept {
-  dot_four_rows(Q6KDot<kLevel>{}, rows, x, blocks, out);
-}
-
 // The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of two Q5_K blocks, see
 // dot_q5k_q8k_scalar.cpp, unpacked one block per 128-bit lane (Zen 4 runs a 256-bit operation at
 // the cost of a 128-bit one): with a block's 12 packed bytes as dwords w0, w1, w2, its result
@@ -566,23 +549,6 @@ struct Q5KDot {
     return fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins;
   }
 };
-
-template <Avx512Level kLevel>
-float dot_q5k_q8k_avx512_impl(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  return dot_one_row(Q5KDot<kLevel>{}, w, x, blocks);
-}
-
-template <Avx512Level kLevel>
-void dot_q5k_q8k_rows_avx512_impl(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
-                                  float* out) noexcept {
-  dot_rows_in_lockstep(Q5KDot<kLevel>{}, w, rows, x, blocks, out);
-}
-
-template <Avx512Level kLevel>
-void dot_q5k_q8k_four_rows_avx512_impl(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                     float* const (&out)[4]) noexcept {
-  dot_four_rows(Q5KDot<kLevel>{}, rows, x, blocks, out);
-}
 
 }  // namespace
 }  // namespace brick::quant::kernels

@@ -5,17 +5,17 @@
 namespace brick::quant::kernels {
 
 float dot_q6k_q8k_avx512gfni(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  return dot_q6k_q8k_avx512_impl<Avx512Level::VnniGfni>(w, x, blocks);
+  return dot_one_row(Q6KDot<Avx512Level::VnniGfni>{}, w, x, blocks);
 }
 
 void dot_q6k_q8k_rows_avx512gfni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                  float* out) noexcept {
-  dot_q6k_q8k_rows_avx512_impl<Avx512Level::VnniGfni>(w, rows, x, blocks, out);
+  dot_rows_in_lockstep(Q6KDot<Avx512Level::VnniGfni>{}, w, rows, x, blocks, out);
 }
 
 void dot_q6k_q8k_four_rows_avx512gfni(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
                                       float* const (&out)[4]) noexcept {
-  dot_q6k_q8k_four_rows_avx512_impl<Avx512Level::VnniGfni>(rows, x, blocks, out);
+  dot_four_rows(Q6KDot<Avx512Level::VnniGfni>{}, rows, x, blocks, out);
 }
 
 }  // namespace brick::quant::kernels

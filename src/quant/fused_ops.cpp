@@ -56,7 +56,7 @@ OpCost FusedQKVOp::cost(const Input&) const noexcept {
 
 void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x);
+  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x, backend);
   const DotIsa isa = dot_isa(backend);
   const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
                                                     detail::row_source(wv_, isa)};
@@ -84,7 +84,7 @@ OpCost FusedGateUpOp::cost(const Input&) const noexcept {
 
 void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x);
+  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x, backend);
   const DotIsa isa = dot_isa(backend);
   const detail::RowSource gate = detail::row_source(gate_, isa);
   const detail::RowSource up = detail::row_source(up_, isa);

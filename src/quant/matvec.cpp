@@ -90,12 +90,12 @@ void dot_rows(std::span<const RowSource> sources, std::span<const BlockQ8K> xq, 
   }
 }
 
-std::span<const BlockQ8K> quantize_activation(std::span<const float> x) {
+std::span<const BlockQ8K> quantize_activation(std::span<const float> x, Backend backend) {
   thread_local std::vector<BlockQ8K> scratch;
   const std::size_t blocks = x.size() / kBlockSize;
   if (scratch.size() < blocks) scratch.resize(blocks);
   const std::span<BlockQ8K> out(scratch.data(), blocks);
-  quantize_q8k(x, out);
+  quantize_q8k(x, out, backend);
   return out;
 }
 
@@ -139,7 +139,7 @@ void matvec(const KQuantMatrix& w, std::span<const float> x, std::span<float> y,
                                       cols(w), cols(w), x.size()));
   }
   require_output(w, y.size());
-  run_matvec(w, detail::quantize_activation(x), y, pool, backend);
+  run_matvec(w, detail::quantize_activation(x, backend), y, pool, backend);
 }
 
 }  // namespace brick::quant

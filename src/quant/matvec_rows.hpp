@@ -47,7 +47,8 @@ void dot_four_source_rows(const RowSource* const (&sources)[4], const std::size_
 void dot_rows(std::span<const RowSource> sources, std::span<const BlockQ8K> xq, Range range,
               std::span<float> out) noexcept;
 
-// xq for x, in the calling thread's scratch buffer (valid until the thread's next call).
-std::span<const BlockQ8K> quantize_activation(std::span<const float> x);
+// xq for x, quantized by `backend`'s kernel into the calling thread's scratch buffer (valid until
+// the thread's next call).
+std::span<const BlockQ8K> quantize_activation(std::span<const float> x, Backend backend);
 
 }  // namespace brick::quant::detail

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "brick/core/backend.hpp"
 #include "brick/quant/kquants.hpp"
+#include "quant/kernels/quantize_q8k.hpp"
 #include "quant/kquant_common.hpp"
 
 namespace brick::quant {
@@ -41,8 +43,14 @@ void quantize_block(const float* x, BlockQ8K& block) {
 
 }  // namespace
 
-void quantize_q8k(std::span<const float> x, std::span<BlockQ8K> out) {
+void quantize_q8k(std::span<const float> x, std::span<BlockQ8K> out, Backend backend) {
   detail::require_whole_blocks("quantize_q8k", x.size(), out.size());
+  switch (resolve(backend)) {
+    case Backend::Avx512: return kernels::quantize_q8k_avx512(x.data(), out.data(), out.size());
+    case Backend::Avx2: return kernels::quantize_q8k_avx2(x.data(), out.data(), out.size());
+    case Backend::Auto:
+    case Backend::Scalar: break;
+  }
   for (std::size_t b = 0; b < out.size(); ++b) quantize_block(x.data() + b * kBlockSize, out[b]);
 }
 

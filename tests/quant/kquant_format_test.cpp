@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -24,9 +25,8 @@ using quant::BlockQ8K;
 using quant::kBlockSize;
 using ::testing::HasSubstr;
 
-template <typename Block>
-void expect_size_checks(void (*quantize)(std::span<const float>, std::span<Block>),
-                        void (*dequantize)(std::span<const Block>, std::span<float>)) {
+template <typename Block, typename Quantize>
+void expect_size_checks(Quantize quantize, void (*dequantize)(std::span<const Block>, std::span<float>)) {
   std::vector<Block> blocks(2);
   for (const std::size_t n : {0u, 255u, 257u, 256u, 511u, 513u, 768u}) {
     std::vector<float> values(n);
@@ -48,7 +48,12 @@ void expect_size_checks(void (*quantize)(std::span<const float>, std::span<Block
 TEST(KQuantFormat, SizesMustBe256ValuesPerBlock) {
   expect_size_checks<BlockQ5K>(quant::quantize_q5k, quant::dequantize_q5k);
   expect_size_checks<BlockQ6K>(quant::quantize_q6k, quant::dequantize_q6k);
-  expect_size_checks<BlockQ8K>(quant::quantize_q8k, quant::dequantize_q8k);
+  for (const Backend backend : kConcreteBackends) {
+    if (!is_supported(backend)) continue;
+    expect_size_checks<BlockQ8K>(
+        [backend](std::span<const float> x, std::span<BlockQ8K> out) { quant::quantize_q8k(x, out, backend); },
+        quant::dequantize_q8k);
+  }
 }
 
 template <typename Block>
@@ -103,6 +108,58 @@ TEST(KQuantFormat, Q8KScaleSignAndBlockSums) {
   quant::dequantize_q8k({&q, 1}, y);
   for (std::size_t i = 0; i < kBlockSize; ++i) {
     EXPECT_LE(std::fabs(y[i] - x[i]), std::fabs(q.d) * 0.5001f) << i;
+  }
+}
+
+// Every backend's quantize_q8k writes the scalar reference's bytes, on inputs that stress each
+// step: rounding ties after scaling, several values sharing the largest magnitude (the first one
+// sets the sign of the scale), NaNs with payloads (ggml's rounding trick turns them into garbage
+// quants, which must be the same garbage), infinities, subnormals and signed zeros.
+TEST(KQuantFormat, Q8KEveryBackendWritesTheScalarBytes) {
+  constexpr std::size_t kBlocks = 1024;  // most of them plain normal data
+  std::vector<float> x = normal(kBlocks * kBlockSize, 17);
+  for (std::size_t b = 0; b < kBlocks; ++b) {
+    float* block = x.data() + b * kBlockSize;
+    switch (b % 16) {
+      case 0:  // a ramp: products whose rounding to float decides a .5 tie (as FMA would not)
+        for (std::size_t i = 0; i < kBlockSize; ++i) block[i] = (static_cast<float>(i + b) - 384.0f) / 64.0f;
+        break;
+      case 1:  // the largest magnitude twice, negative first
+        block[10] = -50.0f;
+        block[200] = 50.0f;
+        break;
+      case 2:
+        block[3] = std::bit_cast<float>(0x7FA01234u);  // signalling NaN with a payload
+        block[77] = std::bit_cast<float>(0xFFC0ABCDu);  // negative quiet NaN with a payload
+        break;
+      case 3:
+        block[5] = std::numeric_limits<float>::infinity();
+        block[6] = -std::numeric_limits<float>::infinity();
+        break;
+      case 4:
+        for (std::size_t i = 0; i < kBlockSize; ++i) block[i] *= 1e-40f;
+        break;
+      case 5:
+        for (std::size_t i = 0; i < kBlockSize; ++i) block[i] = (i % 2) ? -0.0f : 0.0f;
+        block[255] = -1e-45f;
+        break;
+      case 6:
+        for (std::size_t i = 0; i < kBlockSize; ++i) block[i] = std::numeric_limits<float>::quiet_NaN();
+        break;
+      default:
+        break;
+    }
+  }
+  std::vector<BlockQ8K> expected(kBlocks);
+  quant::quantize_q8k(x, expected, Backend::Scalar);
+  for (const Backend backend : kConcreteBackends) {
+    if (!is_supported(backend)) continue;
+    std::vector<BlockQ8K> got(kBlocks);
+    std::memset(got.data(), 0xA5, kBlocks * sizeof(BlockQ8K));
+    quant::quantize_q8k(x, got, backend);
+    for (std::size_t b = 0; b < kBlocks; ++b) {
+      EXPECT_EQ(std::memcmp(&got[b], &expected[b], sizeof(BlockQ8K)), 0) << name(backend) << " block " << b;
+    }
   }
 }
 

@@ -202,23 +202,28 @@ TEST_F(KQuantOracle, Q6KQuantizeAndDequantizeMatchGgml) {
 }
 
 // Both of ggml's Q8_K quantizers: the reference in libggml-base and the one the CPU library's
-// matmul uses. ggml leaves bsums unwritten for an all-zero block; its buffers start zeroed so that
-// Brick's definition (0) is what is compared.
-TEST_F(KQuantOracle, Q8KQuantizeAndDequantizeMatchGgml) {
+// matmul uses, against every backend's quantize_q8k. ggml leaves bsums unwritten for an all-zero
+// block; its buffers start zeroed so that Brick's definition (0) is what is compared.
+TEST_F(KQuantOracle, Q8KQuantizeAndDequantizeMatchGgmlOnEveryBackend) {
   int reported = 0;
   for (const Row& row : rows()) {
     const std::size_t blocks = row.values.size() / kBlockSize;
-    std::vector<BlockQ8K> ours(blocks), ggml_ref(blocks), ggml_cpu(blocks);
+    std::vector<BlockQ8K> ggml_ref(blocks), ggml_cpu(blocks);
     std::memset(ggml_ref.data(), 0, blocks * sizeof(BlockQ8K));
     std::memset(ggml_cpu.data(), 0, blocks * sizeof(BlockQ8K));
-    quant::quantize_q8k(row.values, ours);
     oracle().quantize_q8k_ref(row.values, ggml_ref);
     oracle().quantize_q8k(row.values, ggml_cpu);
-    expect_same_blocks(row, ours, ggml_ref, reported);
-    expect_same_blocks(row, ours, ggml_cpu, reported);
+    expect_same_blocks(row, ggml_cpu, ggml_ref, reported);
+    for (const Backend backend : kConcreteBackends) {
+      if (!is_supported(backend)) continue;
+      std::vector<BlockQ8K> ours(blocks);
+      std::memset(ours.data(), 0xFF, blocks * sizeof(BlockQ8K));
+      quant::quantize_q8k(row.values, ours, backend);
+      expect_same_blocks({row.name + " " + std::string(name(backend)), row.values}, ours, ggml_ref, reported);
+    }
     std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
-    quant::dequantize_q8k(ours, ours_deq);
-    oracle().dequantize_q8k(ours, ggml_deq);
+    quant::dequantize_q8k(ggml_ref, ours_deq);
+    oracle().dequantize_q8k(ggml_ref, ggml_deq);
     expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
     if (reported >= 5) break;
   }

@@ -55,11 +55,13 @@ static_assert(offsetof(BlockQ8K, qs) == 4 && offsetof(BlockQ8K, bsums) == 260);
 // x.size() must equal 256 * out.size() (else InvalidArgument). Same bytes as ggml's
 // quantize_row_q5_K_ref / quantize_row_q6_K_ref / quantize_row_q8_K (checked against ggml 0.23.0)
 // for every input, non-finite ones included. An all-zero block is all-zero bytes in every format
-// (for Q8_K this defines the bsums that ggml leaves unwritten). Scalar code: quantizing weights is
-// offline work; quantize_q8k runs once per mat-vec and takes about 1 ns per value.
+// (for Q8_K this defines the bsums that ggml leaves unwritten). Q5_K and Q6_K are scalar code:
+// quantizing weights is offline work. quantize_q8k runs once per mat-vec, so it has AVX2 and
+// AVX-512 kernels: the same bytes as its scalar reference on every backend, at about 0.2 ns per
+// value with AVX-512 against 0.9 scalar.
 void quantize_q5k(std::span<const float> x, std::span<BlockQ5K> out);
 void quantize_q6k(std::span<const float> x, std::span<BlockQ6K> out);
-void quantize_q8k(std::span<const float> x, std::span<BlockQ8K> out);
+void quantize_q8k(std::span<const float> x, std::span<BlockQ8K> out, Backend backend = Backend::Auto);
 
 // out.size() must equal 256 * in.size() (else InvalidArgument). Same floats as ggml's
 // dequantize_row_q5_K / dequantize_row_q6_K / dequantize_row_q8_K.

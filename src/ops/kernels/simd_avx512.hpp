@@ -1,18 +1,7 @@
 #pragma once
 // Helpers shared by the AVX-512 float kernels; include only from *_avx512.cpp translation units.
 // Everything here has internal linkage, so no AVX-512 code can leak into baseline code.
-// GCC 12 reports the deliberately undefined pass-through operands of its own AVX-512 intrinsics as
-// uninitialised at -O3; the warning is about the header, not this code. (Clang has no such warning
-// and would reject the unknown option, hence the guard.)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#else
-#include <immintrin.h>
-#endif
+#include "core/avx512_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

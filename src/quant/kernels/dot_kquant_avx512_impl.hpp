@@ -3,23 +3,12 @@
 // (AVX-512 F/BW: vpmaddubsw pairs, scaled with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp
 // (vpdpbusd sums of four, packed to int16 and scaled with vpdpwssd, see packed_dots). Everything
 // here is in an anonymous namespace so that each TU keeps its own copy, compiled with its own flags.
-// GCC 12 reports its own AVX-512 intrinsics' deliberately undefined pass-through operands as
-// uninitialised at -O3; the warning is about the header, not this code.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#else
-#include <immintrin.h>
-#endif
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "brick/quant/kquants.hpp"
+#include "core/avx512_intrinsics.hpp"
 
 namespace brick::quant::kernels {
 namespace {

@@ -63,10 +63,11 @@ struct FourBlocks {
 };
 
 // Four rows at once, wherever each lies: dot.across_rows(FourBlocks, x, acc) -> acc adds block b of
-// the four rows to lane r of acc[b % 4]. Every row's float operations are those of dot_one_row in
-// the same order (lane j of its accumulator there is acc[j] here, the tail goes to lane 0, the
-// final sum is (acc0 + acc2) + (acc1 + acc3)), so the results are the same bits; the integer block
-// totals are exact in any order.
+// the four rows to lane r of acc[b % 4], and dot.tails(FourBlocks, x) gives lane r the value
+// dot.tail would give row r's block. Every row's float operations are those of dot_one_row in the
+// same order (lane j of its accumulator there is acc[j] here, the tail goes to lane 0, the final sum
+// is (acc0 + acc2) + (acc1 + acc3)), so the results are the same bits; the integer block totals are
+// exact in any order.
 template <class Block, class Dot>
 inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
                           float* const (&out)[4]) {
@@ -78,8 +79,7 @@ inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const B
     }
   }
   for (; b < blocks; ++b) {
-    __m128 tails = _mm_set_ps(dot.tail(rows[3][b], x[b]), dot.tail(rows[2][b], x[b]), dot.tail(rows[1][b], x[b]),
-                              dot.tail(rows[0][b], x[b]));
+    __m128 tails = dot.tails(FourBlocks<Block>::of_rows(rows, b), x[b]);
     // Through an empty asm statement, which GCC cannot see into: otherwise it fuses the tails' last
     // multiplication with this addition into an FMA (its default -ffp-contract=fast), which the
     // one-row kernel's _mm_add_ss does not.
@@ -304,15 +304,29 @@ struct Q6KDot {
                         _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
   }
 
-  // One block of four rows, sharing x's loads.
-  __m128 across_rows(const FourBlocks<BlockQ6K>& w, const BlockQ8K& x, __m128 acc) const {
+  // One block of four rows, sharing x's loads: lane r holds row r's d * x.d and integer total.
+  struct Terms {
+    __m128 scales;
+    __m128 totals;
+  };
+  Terms of_rows(const FourBlocks<BlockQ6K>& w, const BlockQ8K& x) const {
     const ActivationBlock y(x);
     const __m512i sum0 = block_sum<kLevel>(w[0], y, k);
     const __m512i sum1 = block_sum<kLevel>(w[1], y, k);
     const __m512i sum2 = block_sum<kLevel>(w[2], y, k);
     const __m512i sum3 = block_sum<kLevel>(w[3], y, k);
-    return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(w), _mm_set1_ps(x.d)),
-                        _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
+    return {_mm_mul_ps(q6k_scales(w), _mm_set1_ps(x.d)), _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3))};
+  }
+
+  __m128 across_rows(const FourBlocks<BlockQ6K>& w, const BlockQ8K& x, __m128 acc) const {
+    const Terms t = of_rows(w, x);
+    return _mm_fmadd_ps(t.scales, t.totals, acc);
+  }
+
+  // tail(w[r], x) in lane r.
+  __m128 tails(const FourBlocks<BlockQ6K>& w, const BlockQ8K& x) const {
+    const Terms t = of_rows(w, x);
+    return _mm_mul_ps(t.scales, t.totals);
   }
 
   // One block on its own (the last one to three of a row).
@@ -487,18 +501,30 @@ struct Q5KDot {
   Q5KConstants<Q5KLayout::Chunks> k;
   Q5KConstants<Q5KLayout::ChunkPairs> k_pairs;
 
-  // acc + d * xd * scaled - dmin * xd * mins, lane by lane, with the four blocks' d and dmin, their
+  // Lane by lane, d * xd, dmin * xd and the integer scaled and min totals of four blocks, from their
   // scaled sums and the min sums of their scale pairs.
-  __m128 accumulate(const FourBlocks<BlockQ5K>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
-                    const Q5KScalePair& p01, const Q5KScalePair& p23, __m128 acc) const {
+  struct Terms {
+    __m128 d_scales;
+    __m128 dmin_scales;
+    __m128 scaled;
+    __m128 mins;
+    // acc + d * xd * scaled - dmin * xd * mins
+    __m128 accumulate(__m128 acc) const {
+      return _mm_fnmadd_ps(dmin_scales, mins, _mm_fmadd_ps(d_scales, scaled, acc));
+    }
+    // d * xd * scaled - dmin * xd * mins, as tail() computes it
+    __m128 value() const { return _mm_fnmadd_ps(dmin_scales, mins, _mm_mul_ps(d_scales, scaled)); }
+  };
+  Terms terms(const FourBlocks<BlockQ5K>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
+              const Q5KScalePair& p01, const Q5KScalePair& p23) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[1].d), 1);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2].d), 2);
     d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3].d), 3);
     const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
-    acc = _mm_fmadd_ps(_mm256_castps256_ps128(scales), _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), acc);
-    return _mm_fnmadd_ps(_mm256_extractf128_ps(scales, 1), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins)), acc);
+    return {_mm256_castps256_ps128(scales), _mm256_extractf128_ps(scales, 1),
+            _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins))};
   }
 
   // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
@@ -513,11 +539,11 @@ struct Q5KDot {
     const Q5KScalePair p23 = scale_pair(w4[2], w4[3], _mm256_set_m128i(sub_block_sums(y3), sub_block_sums(y2)), k);
     const __m512i s2 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[2], y2, p23.scales16, k);
     const __m512i s3 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[3], y3, p23.scales16, k);
-    return accumulate(FourBlocks<BlockQ5K>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23, acc);
+    return terms(FourBlocks<BlockQ5K>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23).accumulate(acc);
   }
 
   // One block of four rows, sharing x's loads.
-  __m128 across_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x, __m128 acc) const {
+  Terms of_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x) const {
     const ActivationBlock y = paired_chunks(ActivationBlock(x));
     const __m256i sub_sums = _mm256_broadcastsi128_si256(sub_block_sums(y));
     const Q5KScalePair p01 = scale_pair(w[0], w[1], sub_sums, k_pairs);
@@ -526,8 +552,15 @@ struct Q5KDot {
     const Q5KScalePair p23 = scale_pair(w[2], w[3], sub_sums, k_pairs);
     const __m512i s2 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 0>(w[2], y, p23.scales16, k_pairs);
     const __m512i s3 = scaled_sum<kLevel, Q5KLayout::ChunkPairs, 1>(w[3], y, p23.scales16, k_pairs);
-    return accumulate(w, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23, acc);
+    return terms(w, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23);
   }
+
+  __m128 across_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x, __m128 acc) const {
+    return of_rows(w, x).accumulate(acc);
+  }
+
+  // tail(w[r], x) in lane r.
+  __m128 tails(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x) const { return of_rows(w, x).value(); }
 
   // One block on its own (the last one to three of a row), as the first of a pair with itself.
   float tail(const BlockQ5K& w1, const BlockQ8K& x1) const {
@@ -535,7 +568,10 @@ struct Q5KDot {
     const Q5KScalePair pair = scale_pair(w1, w1, _mm256_broadcastsi128_si256(sub_block_sums(y)), k);
     const float scaled = static_cast<float>(_mm512_reduce_add_epi32(scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w1, y, pair.scales16, k)));
     const float mins = static_cast<float>(_mm512_reduce_add_epi32(_mm512_zextsi128_si512(_mm256_castsi256_si128(pair.mins))));
-    return fp16_scalar(w1.d) * x1.d * scaled - fp16_scalar(w1.dmin) * x1.d * mins;
+    // Explicit FMA, so that the compiler cannot contract this differently from tails().
+    const Terms t{_mm_set_ss(fp16_scalar(w1.d) * x1.d), _mm_set_ss(fp16_scalar(w1.dmin) * x1.d), _mm_set_ss(scaled),
+                  _mm_set_ss(mins)};
+    return _mm_cvtss_f32(t.value());
   }
 };
 

@@ -10,6 +10,8 @@
 //   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
 //             separate mat-vecs on a persistent ggml pool
 //   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads
+//   quantize  a 4096-value activation row to Q8_K (what every mat-vec does first): each backend vs
+//             ggml's quantize_row_q8_K
 // Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
 // medians and their ratios. Run: build/release/bin/brick_kquant_bench
 #include <benchmark/benchmark.h>
@@ -540,6 +542,34 @@ void small_matvec_ggml(benchmark::State& state, bool pooled) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// activation quantization
+
+struct ActivationRow {
+  std::vector<float> x = test::normal(4096, 9);
+  std::vector<BlockQ8K> q = std::vector<BlockQ8K>(16);
+  static ActivationRow& get() {
+    static ActivationRow row;
+    return row;
+  }
+};
+
+void quantize_brick(benchmark::State& state, Backend backend) {
+  ActivationRow& row = ActivationRow::get();
+  for (auto _ : state) {
+    quantize_q8k(row.x, row.q, backend);
+    benchmark::ClobberMemory();
+  }
+}
+
+void quantize_ggml(benchmark::State& state) {
+  ActivationRow& row = ActivationRow::get();
+  for (auto _ : state) {
+    oracle().quantize_row_q8_K(row.x.data(), row.q.data(), static_cast<std::int64_t>(row.x.size()));
+    benchmark::ClobberMemory();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // registration and the summary table
 
 void register_benchmarks() {
@@ -581,6 +611,11 @@ void register_benchmarks() {
   threaded("pool/matvec256/brick", small_matvec_brick, 0.05);
   threaded("pool/matvec256/ggml", [](benchmark::State& s) { small_matvec_ggml(s, false); }, 0.05);
   threaded("pool/matvec256/ggml_pool", [](benchmark::State& s) { small_matvec_ggml(s, true); }, 0.05);
+  for (Backend backend : kConcreteBackends) {
+    if (!is_supported(backend)) continue;
+    hot(fmt::format("quantize_q8k/brick_{}", name(backend)), [backend](benchmark::State& s) { quantize_brick(s, backend); });
+  }
+  hot("quantize_q8k/ggml", quantize_ggml);
 }
 
 // Keeps every repetition's time per iteration, by benchmark name ("matvec/q6k/brick/2").
@@ -679,6 +714,7 @@ void print_summary(const Collector& c) {
         const double ours = c.gbps(fmt::format("matvec/{}/brick/{}", type, t), clock);
         const double ggml = c.gbps(fmt::format("matvec/{}/ggml/{}", type, t), clock);
         const double pooled = c.gbps(fmt::format("matvec/{}/ggml_pool/{}", type, t), clock);
+        if (ours == 0) continue;  // filtered out
         fmt::print("| {} | {} | {:.1f} | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.2f}x | {:.2f}x |\n", type,
                    t, bw, ours, 100 * ours / bw, ggml, 100 * ggml / bw, pooled, 100 * pooled / bw, ours / ggml,
                    ours / pooled);
@@ -692,6 +728,7 @@ void print_summary(const Collector& c) {
       const std::string ours = fmt::format("fused/{}/brick/{}", op, t);
       const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
       const double bw = read_bandwidth(c, t);
+      if (c.ns(ours) == 0) continue;
       fmt::print("| {} | {} | {:.1f} | {:.1f} | {:.2f}x | {:.1f} ({:.0f}%) | {:.2f}x |\n", op, t, c.ns(ours) / 1e3,
                  c.ns(ggml) / 1e3, c.ns(ggml) / c.ns(ours), c.gbps(ours), 100 * c.gbps(ours) / bw,
                  c.ns(ggml, Clock::Wall) / c.ns(ours, Clock::Wall));
@@ -702,9 +739,16 @@ void print_summary(const Collector& c) {
     const std::string empty = fmt::format("pool/empty_call/{}", t);
     fmt::print("| empty parallel_for | {} | {:.3f} | | | {:.3f} |\n", t, c.ns(empty) / 1e3, c.ns(empty, Clock::Wall) / 1e3);
     const std::string ours = fmt::format("pool/matvec256/brick/{}", t);
+    if (c.ns(ours) == 0) continue;
     fmt::print("| 256x256 Q6_K matvec | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t, c.ns(ours) / 1e3,
                c.ns(fmt::format("pool/matvec256/ggml/{}", t)) / 1e3,
                c.ns(fmt::format("pool/matvec256/ggml_pool/{}", t)) / 1e3, c.ns(ours, Clock::Wall) / 1e3);
+  }
+  fmt::print("\n| quantize a 4096-value row to Q8_K | ns brick | ns ggml | speedup |\n|---|---|---|---|\n");
+  const double ggml_quantize = c.ns("quantize_q8k/ggml");
+  for (Backend backend : kConcreteBackends) {
+    const double ours = c.ns(fmt::format("quantize_q8k/brick_{}", name(backend)));
+    if (ours > 0) fmt::print("| {} | {:.0f} | {:.0f} | {:.2f}x |\n", name(backend), ours, ggml_quantize, ggml_quantize / ours);
   }
 }
 

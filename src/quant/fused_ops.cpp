@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "brick/core/error.hpp"
+#include "quant/lockstep.hpp"
 #include "quant/matvec_rows.hpp"
 
 namespace brick::quant {
@@ -91,8 +92,8 @@ void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backen
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
     // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
     // activation block loaded once for the four, and the two outputs wait in registers for their
-    // pairs (no buffer). An odd range's last row goes on its own.
-    const std::size_t half = range.size() / 2;
+    // pairs (no buffer). half is odd (see lockstep.hpp); the rows past 2 * half go on their own.
+    const std::size_t half = detail::lockstep_run(range.size(), 2);
     const detail::RowSource* const sources[4] = {&gate, &gate, &up, &up};
     for (std::size_t row = range.begin; row < range.begin + half; ++row) {
       float gate_values[2];
@@ -102,12 +103,12 @@ void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backen
       out[row] = silu(gate_values[0]) * up_values[0];
       out[row + half] = silu(gate_values[1]) * up_values[1];
     }
-    if (range.size() % 2 != 0) {
+    for (std::size_t row = range.begin + 2 * half; row < range.end; ++row) {
       float gate_value;
       float up_value;
-      detail::dot_source_rows(gate, range.end - 1, 1, xq, &gate_value);
-      detail::dot_source_rows(up, range.end - 1, 1, xq, &up_value);
-      out[range.end - 1] = silu(gate_value) * up_value;
+      detail::dot_source_rows(gate, row, 1, xq, &gate_value);
+      detail::dot_source_rows(up, row, 1, xq, &up_value);
+      out[row] = silu(gate_value) * up_value;
     }
   });
 }

@@ -9,6 +9,7 @@
 
 #include "brick/quant/kquants.hpp"
 #include "core/avx512_intrinsics.hpp"
+#include "quant/lockstep.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -94,13 +95,14 @@ inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const B
 
 // The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
 // keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
-// into four equal runs walked side by side, one stream each (on the Zen 4 development machine four
-// streams beat two and one, eight ran at half the speed of four; adjacent rows in lockstep zigzag
-// within what is still one stream and ran 2.5x slower); the last rows % 4 follow one at a time.
+// into four runs of an odd number of rows (see lockstep.hpp) walked side by side, one stream each
+// (on the Zen 4 development machine four streams beat two and one, eight ran at half the speed of
+// four; adjacent rows in lockstep zigzag within what is still one stream and ran 2.5x slower); the
+// rows past the four runs follow one at a time.
 template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {
-  const std::size_t run = rows / 4;
+  const std::size_t run = detail::lockstep_run(rows, 4);
   for (std::size_t r = 0; r < run; ++r) {
     const Block* const four[4] = {w + r * blocks, w + (run + r) * blocks, w + (2 * run + r) * blocks,
                                   w + (3 * run + r) * blocks};

@@ -23,7 +23,7 @@ void add_info_command(CLI::App& app) {
     const Backend selected = resolve(Backend::Auto);
     fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
     fmt::print(
-        "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32): {}\n",
+        "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32), quantize_q8k: {}\n",
         name(selected));
     fmt::print("           dot_q5k_q8k, dot_q6k_q8k, k-quant matvec, fused QKV / gate-up: {}\n",
                quant::name(quant::dot_isa(selected)));

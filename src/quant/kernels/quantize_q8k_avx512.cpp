@@ -34,25 +34,25 @@ void quantize_block(const float* x, BlockQ8K& block) {
   }
   const float iscale = -127.f / max;
   const __m512 scale = _mm512_set1_ps(iscale);
-  const __m512 round_shift = _mm512_set1_ps(12582912.0f);
-  const __m512i mantissa = _mm512_set1_epi32(0x007FFFFF);
-  const __m512i bias = _mm512_set1_epi32(0x00400000);
-  const __m512i top = _mm512_set1_epi32(127);
+  // The 16 quants of group g, as int8.
+  const auto group = [&](int g) {
+    __m512 product = _mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g));
+    // Kept a separate rounding step: GCC would otherwise fuse the product and the addition into
+    // one FMA, which ggml's reference (built without FMA) does not.
+    __asm__("" : "+v"(product));
+    const __m512i bits = _mm512_castps_si512(_mm512_add_ps(product, _mm512_set1_ps(12582912.0f)));
+    const __m512i rounded =
+        _mm512_sub_epi32(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x00400000));
+    return _mm512_cvtepi32_epi8(_mm512_min_epi32(rounded, _mm512_set1_epi32(127)));
+  };
   // Per group of 16 quants, their sum + 16 * 128 in two qwords (the sums of 8 quants + 8 * 128 each):
   // psadbw adds unsigned bytes, and q ^ 0x80 is q + 128 as an unsigned byte.
   __m512i halves[4];
   for (int quad = 0; quad < 4; ++quad) {
-    __m512i quants = _mm512_setzero_si512();
-    for (int i = 0; i < 4; ++i) {
-      const int g = 4 * quad + i;
-      __m512 product = _mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g));
-      // Kept a separate rounding step: GCC would otherwise fuse the product and the addition into
-      // one FMA, which ggml's reference (built without FMA) does not.
-      __asm__("" : "+v"(product));
-      const __m512i bits = _mm512_castps_si512(_mm512_add_ps(product, round_shift));
-      const __m512i q = _mm512_min_epi32(_mm512_sub_epi32(_mm512_and_si512(bits, mantissa), bias), top);
-      quants = _mm512_inserti32x4(quants, _mm512_cvtepi32_epi8(q), i);
-    }
+    const int g = 4 * quad;
+    const __m512i quants = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(group(g)), group(g + 1), 1), group(g + 2), 2),
+        group(g + 3), 3);
     _mm512_storeu_si512(block.qs + 64 * quad, quants);
     halves[quad] = _mm512_sad_epu8(_mm512_xor_si512(quants, _mm512_set1_epi8(static_cast<char>(0x80))),
                                    _mm512_setzero_si512());

@@ -9,7 +9,8 @@
 //             and on a persistent ggml pool
 //   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
 //             separate mat-vecs on a persistent ggml pool
-//   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads
+//   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads, the
+//             mat-vec also while a third thread keeps a CPU busy (wall clock: a stall would show)
 //   quantize  a 4096-value activation row to Q8_K (what every mat-vec does first): each backend vs
 //             ggml's quantize_row_q8_K
 // Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
@@ -20,10 +21,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "brick/quant/dot_kernels.hpp"
@@ -543,6 +546,40 @@ void small_matvec_ggml(benchmark::State& state, bool pooled) {
   for (auto _ : state) pooled ? setup.graph.compute_pooled(threads) : setup.graph.compute_with_ctx(threads);
 }
 
+// A thread that keeps a CPU busy with integer work for as long as it lives: with the two pool
+// threads on this 2-vCPU machine, one of them is then descheduled part of the time.
+class BusyThread {
+ public:
+  BusyThread()
+      : thread_([this] {
+          std::uint64_t x = 1;
+          while (!stop_.load(std::memory_order_relaxed)) {
+            for (int i = 0; i < 1000; ++i) x = x * 6364136223846793005u + 1442695040888963407u;
+            benchmark::DoNotOptimize(x);
+          }
+        }) {}
+  ~BusyThread() {
+    stop_.store(true, std::memory_order_relaxed);
+    thread_.join();
+  }
+  BusyThread(const BusyThread&) = delete;
+  BusyThread& operator=(const BusyThread&) = delete;
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+void small_matvec_busy_brick(benchmark::State& state) {
+  const BusyThread busy;
+  small_matvec_brick(state);
+}
+
+void small_matvec_busy_ggml(benchmark::State& state) {
+  const BusyThread busy;
+  small_matvec_ggml(state, true);
+}
+
 // ---------------------------------------------------------------------------------------------
 // activation quantization
 
@@ -613,6 +650,11 @@ void register_benchmarks() {
   threaded("pool/matvec256/brick", small_matvec_brick, 0.05);
   threaded("pool/matvec256/ggml", [](benchmark::State& s) { small_matvec_ggml(s, false); }, 0.05);
   threaded("pool/matvec256/ggml_pool", [](benchmark::State& s) { small_matvec_ggml(s, true); }, 0.05);
+  const auto busy = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Arg(2)->UseRealTime()->MinTime(0.05);
+  };
+  busy("pool/matvec256_busy/brick", small_matvec_busy_brick);
+  busy("pool/matvec256_busy/ggml_pool", small_matvec_busy_ggml);
   for (Backend backend : kConcreteBackends) {
     if (!is_supported(backend)) continue;
     hot(fmt::format("quantize_q8k/brick_{}", name(backend)), [backend](benchmark::State& s) { quantize_brick(s, backend); });
@@ -745,6 +787,12 @@ void print_summary(const Collector& c) {
     fmt::print("| 256x256 Q6_K matvec | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t, c.ns(ours) / 1e3,
                c.ns(fmt::format("pool/matvec256/ggml/{}", t)) / 1e3,
                c.ns(fmt::format("pool/matvec256/ggml_pool/{}", t)) / 1e3, c.ns(ours, Clock::Wall) / 1e3);
+  }
+  if (c.ns("pool/matvec256_busy/brick/2", Clock::Wall) > 0) {
+    fmt::print("| 256x256 Q6_K matvec, a third thread busy (wall) | 2 | {:.3f} | | {:.3f} | {:.3f} |\n",
+               c.ns("pool/matvec256_busy/brick/2", Clock::Wall) / 1e3,
+               c.ns("pool/matvec256_busy/ggml_pool/2", Clock::Wall) / 1e3,
+               c.ns("pool/matvec256_busy/brick/2", Clock::Wall) / 1e3);
   }
   fmt::print("\n| quantize a 4096-value row to Q8_K | ns brick | ns ggml | speedup |\n|---|---|---|---|\n");
   const double ggml_quantize = c.ns("quantize_q8k/ggml");

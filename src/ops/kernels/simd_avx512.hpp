@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the AVX-512 float kernels; include only from *_avx512.cpp translation units.
 // Everything here has internal linkage, so no AVX-512 code can leak into baseline code.
-#include "core/avx512_intrinsics.hpp"
+#include "core/simd_avx512.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,13 +16,7 @@ inline __mmask16 tail_mask16(std::size_t remaining) noexcept {
   return static_cast<__mmask16>((1u << remaining) - 1u);
 }
 
-// Returns v unchanged through an empty asm statement the compiler cannot see into. A product
-// passed through it cannot be fused with a later add into an FMA (GCC contracts mul+add under its
-// GNU-mode default -ffp-contract=fast), so the result is rounded exactly like the scalar reference.
-inline __m512 rounded(__m512 v) noexcept {
-  __asm__("" : "+v"(v));
-  return v;
-}
+using simd::rounded;
 
 // Adds the 16 float lanes as doubles into two 8-lane double accumulators.
 inline void accumulate_as_double(__m512 v, __m512d& low, __m512d& high) noexcept {

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "brick/quant/kquants.hpp"
-#include "core/avx512_intrinsics.hpp"
+#include "core/simd_avx512.hpp"
 #include "quant/lockstep.hpp"
 
 namespace brick::quant::kernels {

@@ -1,26 +1,18 @@
 // Q8_K quantization with AVX2, 8 values per vector: the AVX-512 kernel's steps
 // (quantize_q8k_avx512.cpp) at half the width.
-#include <immintrin.h>
-
 #include <bit>
 #include <cstdint>
 #include <cstring>
 
+#include "core/simd_avx2.hpp"
 #include "quant/kernels/quantize_q8k.hpp"
 
 namespace brick::quant::kernels {
 namespace {
 
-float horizontal_max(__m256 v) {
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
-}
-
 // int32 quants of the scalar reference, 8 per vector, before the cast to int8.
 __m256i quants(const float* x, __m256 scale) {
-  __m256 product = _mm256_mul_ps(scale, _mm256_loadu_ps(x));
-  __asm__("" : "+x"(product));  // no FMA with the addition, see the AVX-512 kernel
+  const __m256 product = simd::rounded(_mm256_mul_ps(scale, _mm256_loadu_ps(x)));  // no FMA, see the AVX-512 kernel
   const __m256i bits = _mm256_castps_si256(_mm256_add_ps(product, _mm256_set1_ps(12582912.0f)));
   const __m256i rounded =
       _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x00400000));
@@ -31,7 +23,7 @@ void quantize_block(const float* x, BlockQ8K& block) {
   const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
   __m256 amax8 = _mm256_setzero_ps();
   for (int i = 0; i < 32; ++i) amax8 = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + 8 * i), magnitude), amax8);
-  const float amax = horizontal_max(amax8);
+  const float amax = simd::horizontal_max(amax8);
   if (amax == 0.0f) {
     std::memset(&block, 0, sizeof(block));
     return;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/avx512_intrinsics.hpp"
+#include "core/simd_avx512.hpp"
 #include "quant/kernels/quantize_q8k.hpp"
 
 namespace brick::quant::kernels {
@@ -36,10 +36,8 @@ void quantize_block(const float* x, BlockQ8K& block) {
   const __m512 scale = _mm512_set1_ps(iscale);
   // The 16 quants of group g, as int8.
   const auto group = [&](int g) {
-    __m512 product = _mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g));
-    // Kept a separate rounding step: GCC would otherwise fuse the product and the addition into
-    // one FMA, which ggml's reference (built without FMA) does not.
-    __asm__("" : "+v"(product));
+    // The product rounded on its own, as ggml's reference (built without FMA) rounds it.
+    const __m512 product = simd::rounded(_mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g)));
     const __m512i bits = _mm512_castps_si512(_mm512_add_ps(product, _mm512_set1_ps(12582912.0f)));
     const __m512i rounded =
         _mm512_sub_epi32(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x00400000));

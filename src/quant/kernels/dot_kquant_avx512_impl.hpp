@@ -218,9 +218,11 @@ struct Q6KConstants {
                                packed_scales_index([](int v, int lane128) { return 8 + 4 * v + lane128; })};
 };
 
-// (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte.
+// (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte. vpternlogd overwrites its first operand, so b
+// (the high bits, used once) goes first: with a first, GCC copied each nibble vector that is also
+// shifted (Q5_K four-row kernel 5.44 -> 5.37 ns per block in L2).
 inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
-  return _mm512_ternarylogic_epi32(a, b, low_nibble, 0xE4);
+  return _mm512_ternarylogic_epi32(b, a, low_nibble, 0xD8);  // c ? a : b, bit by bit
 }
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.

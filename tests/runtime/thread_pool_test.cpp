@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -73,6 +74,48 @@ TEST(ThreadPool, ManyRapidCallsEachSeeTheirOwnWork) {
     for (std::uint64_t v : per_slot) total += v;
     EXPECT_EQ(total, expected);
   }
+}
+
+// Small callables are copied into the pool's call line, others are called where they are; both
+// must see their own captures on every slot, and a callable that is not trivially copyable is
+// never copied.
+TEST(ThreadPool, CallablesOfEveryShapeSeeTheirCapturesOnEverySlot) {
+  ThreadPool pool(3);
+  for (int call = 0; call < 200; ++call) {
+    std::vector<std::atomic<int>> hits(50);
+    const int weight = call + 1;
+    pool.parallel_for(hits.size(), [&hits, weight](Range range, std::size_t) {
+      for (std::size_t i = range.begin; i < range.end; ++i) hits[i].fetch_add(weight);
+    });
+    std::array<int, 40> table{};  // 160 bytes captured by value: too large to copy into the line
+    table.fill(call);
+    pool.parallel_for(hits.size(), [&hits, table](Range range, std::size_t) {
+      for (std::size_t i = range.begin; i < range.end; ++i) hits[i].fetch_add(table[i % table.size()]);
+    });
+    for (const std::atomic<int>& hit : hits) ASSERT_EQ(hit.load(), weight + call) << "call " << call;
+  }
+
+  struct Counting {
+    std::atomic<int>* copies;
+    std::atomic<std::size_t>* covered;
+    Counting(std::atomic<int>* c, std::atomic<std::size_t>* v) : copies(c), covered(v) {}
+    Counting(const Counting& other) : copies(other.copies), covered(other.covered) { copies->fetch_add(1); }
+    void operator()(Range range, std::size_t) const { covered->fetch_add(range.size()); }
+  };
+  std::atomic<int> copies{0};
+  std::atomic<std::size_t> covered{0};
+  const Counting counting(&copies, &covered);
+  pool.parallel_for(100, counting);
+  EXPECT_EQ(covered.load(), 100u);
+  EXPECT_EQ(copies.load(), 0);
+
+  struct Mutating {  // not callable as const: called in place, never through a copy
+    std::atomic<std::size_t>* covered;
+    void operator()(Range range, std::size_t) { covered->fetch_add(range.size()); }
+  };
+  covered = 0;
+  pool.parallel_for(100, Mutating{&covered});
+  EXPECT_EQ(covered.load(), 100u);
 }
 
 TEST(ThreadPool, NestedCallFromATaskThrowsStateErrorAndThePoolStaysUsable) {

@@ -9,6 +9,12 @@ namespace {
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
+// Asks for the cache line at p in a writable state, ahead of a write: PREFETCHW (a no-op on CPUs
+// without it).
+inline void prefetch_for_write(const void* p) noexcept {
+  __asm__ volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+}
+
 // Polls `done` until it returns true or `budget` has passed; the clock is read every 64 polls.
 template <class Done>
 bool spin_until(Done done, std::chrono::nanoseconds budget) {
@@ -43,8 +49,8 @@ ThreadPool::~ThreadPool() { stop_workers(); }
 
 void ThreadPool::stop_workers() noexcept {
   stopping_.store(true, std::memory_order_relaxed);
-  epoch_.fetch_add(1, std::memory_order_seq_cst);
-  epoch_.notify_all();
+  call_.epoch.fetch_add(1, std::memory_order_seq_cst);
+  call_.epoch.notify_all();
   for (std::thread& worker : workers_) worker.join();
 }
 
@@ -57,11 +63,23 @@ bool ThreadPool::claim(std::size_t slot, std::uint32_t epoch) noexcept {
                                                                  std::memory_order_relaxed);
 }
 
+// Taken before anything of the call is written: a nested or concurrent call must not overwrite the
+// running call's inline copy of its callable.
+ThreadPool::Exclusive::Exclusive(ThreadPool& pool) : busy_(pool.busy_) {
+  if (busy_.exchange(true, std::memory_order_acquire)) {
+    throw StateError(
+        "ThreadPool::parallel_for called while the pool is running another call (from one of its "
+        "own tasks, or from a second thread); the pool runs one call at a time");
+  }
+}
+
+ThreadPool::Exclusive::~Exclusive() { busy_.store(false, std::memory_order_release); }
+
 void ThreadPool::run_slot(std::size_t slot) noexcept {
-  const Range range = balance211(n_, slots_, slot);
+  const Range range = balance211(call_.n, slots_, slot);
   if (range.empty()) return;
   try {
-    task_(context_, range, slot);
+    call_.task(call_.context, range, slot);
   } catch (...) {
     const std::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::current_exception();
@@ -69,34 +87,26 @@ void ThreadPool::run_slot(std::size_t slot) noexcept {
 }
 
 void ThreadPool::run(std::size_t n, Task task, void* context) {
-  if (busy_.exchange(true, std::memory_order_acquire)) {
-    throw StateError(
-        "ThreadPool::parallel_for called while the pool is running another call (from one of its "
-        "own tasks, or from a second thread); the pool runs one call at a time");
-  }
-  struct Idle {
-    std::atomic<bool>& busy;
-    ~Idle() { busy.store(false, std::memory_order_release); }
-  } idle{busy_};
-
   if (n == 0) return;
   if (slots_ == 1) {
     task(context, Range{0, n}, 0);
     return;
   }
-  task_ = task;
-  context_ = context;
-  n_ = n;
+  call_.task = task;
+  call_.context = context;
+  call_.n = n;
   error_ = nullptr;
   const std::uint32_t epoch = ++epoch_value_;
   pending_.store(static_cast<std::uint32_t>(slots_ - 1), std::memory_order_relaxed);
-  epoch_.store(epoch, std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) epoch_.notify_all();
+  call_.epoch.store(epoch, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) call_.epoch.notify_all();
 
   run_slot(0);
   // Pieces no worker has picked up yet are cheaper to run here than to wait for.
+  // A plain read first: a failed compare-exchange would still take the line from the worker, which
+  // would then wait for it at the start of the next call.
   for (std::size_t slot = 1; slot < slots_; ++slot) {
-    if (claim(slot, epoch)) {
+    if (slot_state_[slot].claimed_epoch.load(std::memory_order_relaxed) != epoch && claim(slot, epoch)) {
       run_slot(slot);
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
@@ -117,12 +127,12 @@ void ThreadPool::wait_until_done() {
 std::uint32_t ThreadPool::wait_for_new_epoch(std::uint32_t seen) {
   std::uint32_t now = seen;
   const auto changed = [&] {
-    now = epoch_.load(std::memory_order_acquire);
+    now = call_.epoch.load(std::memory_order_acquire);
     return now != seen;
   };
   if (spin_until(changed, spin_)) return now;
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
-  while ((now = epoch_.load(std::memory_order_seq_cst)) == seen) epoch_.wait(seen, std::memory_order_seq_cst);
+  while ((now = call_.epoch.load(std::memory_order_seq_cst)) == seen) call_.epoch.wait(seen, std::memory_order_seq_cst);
   sleepers_.fetch_sub(1, std::memory_order_relaxed);
   return now;
 }
@@ -130,6 +140,9 @@ std::uint32_t ThreadPool::wait_for_new_epoch(std::uint32_t seen) {
 void ThreadPool::worker_loop(std::size_t slot) {
   std::uint32_t seen = 0;
   for (;;) {
+    // The caller may have read this slot's line to see whether the piece was claimed; take it back
+    // while idle, so that the next claim does not wait for it.
+    prefetch_for_write(&slot_state_[slot]);
     seen = wait_for_new_epoch(seen);
     if (stopping_.load(std::memory_order_relaxed)) return;
     // A failed claim means the caller ran this piece already (this worker woke late); the call's

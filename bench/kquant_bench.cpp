@@ -15,6 +15,9 @@
 //             ggml's quantize_row_q8_K
 // Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
 // medians and their ratios. Run: build/release/bin/brick_kquant_bench
+// --brick_huge_pages puts the weights (ggml's tensors, which both libraries read) and the probe's
+// buffer in memory advised MADV_HUGEPAGE; by default they have ordinary pages, as a model mapped
+// from its file has.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <immintrin.h>
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -34,6 +38,7 @@
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/memory/aligned_buffer.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
@@ -46,6 +51,29 @@ using test::GgmlOracle;
 using test::GgmlType;
 
 const GgmlOracle& oracle() { return GgmlOracle::load(); }
+
+bool g_huge_pages = false;  // --brick_huge_pages
+
+// Memory for a large benchmark buffer: a huge-page mapping under --brick_huge_pages, else an
+// ordinary anonymous mapping (what malloc gives for blocks this large). Pages are backed when
+// first written.
+AlignedBuffer large_buffer(std::size_t bytes) {
+  return g_huge_pages ? AlignedBuffer::huge_page_aligned(bytes) : AlignedBuffer::page_aligned(bytes);
+}
+
+// The process's anonymous memory backed by transparent huge pages, in MiB (AnonHugePages in
+// /proc/self/smaps_rollup; -1 where the kernel does not report it).
+long anon_huge_pages_mib() {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (f == nullptr) return -1;
+  long kib = -1;
+  char line[256];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib < 0 ? -1 : kib / 1024;
+}
 
 ThreadPool& pool(int threads) {
   static ThreadPool one(1);
@@ -90,9 +118,9 @@ class GgmlGraph {
  public:
   // `bytes` for the tensors' data; the graph, tensor headers and compute work buffer come on top.
   explicit GgmlGraph(std::size_t bytes)
-      : context_(oracle().ggml_init({bytes + oracle().ggml_graph_overhead() + 64 * oracle().ggml_tensor_overhead() +
-                                         (64u << 20),
-                                     nullptr, false})) {
+      : memory_(large_buffer(bytes + oracle().ggml_graph_overhead() + 64 * oracle().ggml_tensor_overhead() +
+                             (64u << 20))),
+        context_(oracle().ggml_init({memory_.size(), memory_.data(), false})) {
     graph_ = oracle().ggml_new_graph(context_);
   }
   ~GgmlGraph() { oracle().ggml_free(context_); }
@@ -126,6 +154,7 @@ class GgmlGraph {
   }
 
  private:
+  AlignedBuffer memory_;  // the context's memory: tensors, graph, headers
   GgmlOracle::Context* context_;
   GgmlOracle::Graph* graph_ = nullptr;
   std::vector<std::uint8_t> work_;
@@ -269,7 +298,9 @@ void l2_rows_ggml(benchmark::State& state) {
 
 struct ReadBuffer {
   static constexpr std::size_t kBytes = 256u << 20;
-  std::vector<std::int64_t> storage = std::vector<std::int64_t>(kBytes / sizeof(std::int64_t), 1);
+  AlignedBuffer storage = large_buffer(kBytes);
+  // Written, so that the reads below reach memory (unwritten anonymous pages all map the zero page).
+  ReadBuffer() { std::memset(storage.data(), 1, kBytes); }
   const __m128i* data() const { return reinterpret_cast<const __m128i*>(storage.data()); }
   static const ReadBuffer& get() {
     static const ReadBuffer buffer;
@@ -725,7 +756,14 @@ void print_summary(const Collector& c) {
   using Clock = Collector::Clock;
   fmt::print("\n## k-quant summary: medians of {} interleaved repetitions, ggml {} ({})\n",
              c.repetitions("hot_dot/q6k/ggml"), oracle().version(), oracle().cpu_variant());
-  fmt::print("Times are the calling thread's CPU time unless marked wall.\n\n");
+  fmt::print("Times are the calling thread's CPU time unless marked wall.\n");
+  if (g_huge_pages) {
+    fmt::print("Weights and probe in memory advised MADV_HUGEPAGE; {} MiB of the process on huge pages.\n",
+               anon_huge_pages_mib());
+  } else {
+    fmt::print("Weights and probe on ordinary pages (--brick_huge_pages for huge pages).\n");
+  }
+  fmt::print("\n");
   fmt::print("| hot dot, 4096-value row in L1 | ns/block brick | ns/block ggml | speedup |\n|---|---|---|---|\n");
   for (const char* type : {"q5k", "q6k"}) {
     const double ggml = c.ns(fmt::format("hot_dot/{}/ggml", type)) / 16;
@@ -810,6 +848,12 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   std::string reps = "--benchmark_repetitions=9";
   std::string interleave = "--benchmark_enable_random_interleaving=true";
+  const auto huge = std::find_if(args.begin() + 1, args.end(),
+                                 [](const char* a) { return std::strcmp(a, "--brick_huge_pages") == 0; });
+  if (huge != args.end()) {
+    g_huge_pages = true;
+    args.erase(huge);
+  }
   const auto given = [&](const char* flag) {
     return std::any_of(args.begin() + 1, args.end(), [&](const char* a) { return std::strstr(a, flag) != nullptr; });
   };

@@ -36,11 +36,11 @@ void each_row(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t b
   for (std::size_t r = 0; r < rows; ++r) out[r] = kDot(w + r * blocks, x, blocks);
 }
 
-// A four-rows kernel that runs the single-row kernel kDot on each row in turn.
+// A four-runs kernel that runs the single-row kernel kDot on each row in turn.
 template <auto kDot, class Block>
-void each_of_four(const Block* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                  float* const (&out)[4]) noexcept {
-  for (std::size_t r = 0; r < 4; ++r) *out[r] = kDot(rows[r], x, blocks);
+void each_of_four_runs(const Block* const (&starts)[4], std::size_t count, const BlockQ8K* x, std::size_t blocks,
+                       float* const (&out)[4]) noexcept {
+  for (std::size_t r = 0; r < 4; ++r) each_row<kDot, Block>(starts[r], count, x, blocks, out[r]);
 }
 
 template <class Block>
@@ -113,18 +113,18 @@ DotQ6KRowsKernel dot_q6k_q8k_rows_kernel(DotIsa isa) {
                                 kernels::dot_q6k_q8k_rows_avx512vnni, kernels::dot_q6k_q8k_rows_avx512gfni);
 }
 
-DotQ5KFourRowsKernel dot_q5k_q8k_four_rows_kernel(DotIsa isa) {
-  return pick<DotQ5KFourRowsKernel>(isa, each_of_four<kernels::dot_q5k_q8k_scalar, BlockQ5K>,
-                                    each_of_four<kernels::dot_q5k_q8k_avx2, BlockQ5K>,
-                                    kernels::dot_q5k_q8k_four_rows_avx512, kernels::dot_q5k_q8k_four_rows_avx512vnni,
-                                    kernels::dot_q5k_q8k_four_rows_avx512gfni);
+DotQ5KFourRunsKernel dot_q5k_q8k_four_runs_kernel(DotIsa isa) {
+  return pick<DotQ5KFourRunsKernel>(isa, each_of_four_runs<kernels::dot_q5k_q8k_scalar, BlockQ5K>,
+                                    each_of_four_runs<kernels::dot_q5k_q8k_avx2, BlockQ5K>,
+                                    kernels::dot_q5k_q8k_four_runs_avx512, kernels::dot_q5k_q8k_four_runs_avx512vnni,
+                                    kernels::dot_q5k_q8k_four_runs_avx512gfni);
 }
 
-DotQ6KFourRowsKernel dot_q6k_q8k_four_rows_kernel(DotIsa isa) {
-  return pick<DotQ6KFourRowsKernel>(isa, each_of_four<kernels::dot_q6k_q8k_scalar, BlockQ6K>,
-                                    each_of_four<kernels::dot_q6k_q8k_avx2, BlockQ6K>,
-                                    kernels::dot_q6k_q8k_four_rows_avx512, kernels::dot_q6k_q8k_four_rows_avx512vnni,
-                                    kernels::dot_q6k_q8k_four_rows_avx512gfni);
+DotQ6KFourRunsKernel dot_q6k_q8k_four_runs_kernel(DotIsa isa) {
+  return pick<DotQ6KFourRunsKernel>(isa, each_of_four_runs<kernels::dot_q6k_q8k_scalar, BlockQ6K>,
+                                    each_of_four_runs<kernels::dot_q6k_q8k_avx2, BlockQ6K>,
+                                    kernels::dot_q6k_q8k_four_runs_avx512, kernels::dot_q6k_q8k_four_runs_avx512vnni,
+                                    kernels::dot_q6k_q8k_four_runs_avx512gfni);
 }
 
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -91,17 +92,24 @@ void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backen
   const detail::RowSource up = detail::row_source(up_, isa);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
     // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
-    // activation block loaded once for the four, and the two outputs wait in registers for their
-    // pairs (no buffer). half is odd (see lockstep.hpp); the rows past 2 * half go on their own.
+    // activation block loaded once for the four. A chunk of rows per kernel call (the kernel's set-up
+    // and the call cost as much as a few rows when paid per row); the dot products of a chunk wait
+    // in a small buffer on the stack, and only the activated products reach `out`. half is odd
+    // (see lockstep.hpp); the rows past 2 * half go on their own.
+    constexpr std::size_t kChunk = 32;
     const std::size_t half = detail::lockstep_run(range.size(), 2);
     const detail::RowSource* const sources[4] = {&gate, &gate, &up, &up};
-    for (std::size_t row = range.begin; row < range.begin + half; ++row) {
-      float gate_values[2];
-      float up_values[2];
-      detail::dot_four_source_rows(sources, {row, row + half, row, row + half}, xq,
-                                   {&gate_values[0], &gate_values[1], &up_values[0], &up_values[1]});
-      out[row] = silu(gate_values[0]) * up_values[0];
-      out[row + half] = silu(gate_values[1]) * up_values[1];
+    for (std::size_t done = 0; done < half; done += kChunk) {
+      const std::size_t row = range.begin + done;
+      const std::size_t count = std::min(kChunk, half - done);
+      float gate_values[2][kChunk];
+      float up_values[2][kChunk];
+      detail::dot_four_source_runs(sources, {row, row + half, row, row + half}, count, xq,
+                                   {gate_values[0], gate_values[1], up_values[0], up_values[1]});
+      for (std::size_t i = 0; i < count; ++i) {
+        out[row + i] = silu(gate_values[0][i]) * up_values[0][i];
+        out[row + half + i] = silu(gate_values[1][i]) * up_values[1][i];
+      }
     }
     for (std::size_t row = range.begin + 2 * half; row < range.end; ++row) {
       float gate_value;

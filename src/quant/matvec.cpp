@@ -42,12 +42,12 @@ namespace detail {
 namespace {
 
 template <class Block, class Kernel>
-void run_four_rows(Kernel kernel, const RowSource* const (&sources)[4], const std::size_t (&rows)[4],
-                   std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept {
-  const Block* const four[4] = {
-      static_cast<const Block*>(sources[0]->row(rows[0])), static_cast<const Block*>(sources[1]->row(rows[1])),
-      static_cast<const Block*>(sources[2]->row(rows[2])), static_cast<const Block*>(sources[3]->row(rows[3]))};
-  kernel(four, xq.data(), xq.size(), out);
+void run_four_runs(Kernel kernel, const RowSource* const (&sources)[4], const std::size_t (&firsts)[4],
+                   std::size_t count, std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept {
+  const Block* const starts[4] = {
+      static_cast<const Block*>(sources[0]->row(firsts[0])), static_cast<const Block*>(sources[1]->row(firsts[1])),
+      static_cast<const Block*>(sources[2]->row(firsts[2])), static_cast<const Block*>(sources[3]->row(firsts[3]))};
+  kernel(starts, count, xq.data(), xq.size(), out);
 }
 
 }  // namespace
@@ -56,26 +56,26 @@ RowSource row_source(const KQuantMatrix& w, DotIsa isa) {
   RowSource source;
   if (const auto* q5 = std::get_if<Q5KMatrix>(&w)) {
     source = {q5->blocks.data(), q5->rows, q5->blocks_per_row() * sizeof(BlockQ5K),
-              dot_q5k_q8k_rows_kernel(isa), nullptr, dot_q5k_q8k_four_rows_kernel(isa), nullptr};
+              dot_q5k_q8k_rows_kernel(isa), nullptr, dot_q5k_q8k_four_runs_kernel(isa), nullptr};
   } else {
     const auto& q6 = std::get<Q6KMatrix>(w);
     source = {q6.blocks.data(), q6.rows, q6.blocks_per_row() * sizeof(BlockQ6K), nullptr,
-              dot_q6k_q8k_rows_kernel(isa), nullptr, dot_q6k_q8k_four_rows_kernel(isa)};
+              dot_q6k_q8k_rows_kernel(isa), nullptr, dot_q6k_q8k_four_runs_kernel(isa)};
   }
   return source;
 }
 
-void dot_four_source_rows(const RowSource* const (&sources)[4], const std::size_t (&rows)[4],
+void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept {
   const auto all_have = [&](auto kernel) {
     return std::all_of(std::begin(sources), std::end(sources), [&](const RowSource* s) { return s->*kernel != nullptr; });
   };
-  if (all_have(&RowSource::q5k_four_rows)) {
-    run_four_rows<BlockQ5K>(sources[0]->q5k_four_rows, sources, rows, xq, out);
-  } else if (all_have(&RowSource::q6k_four_rows)) {
-    run_four_rows<BlockQ6K>(sources[0]->q6k_four_rows, sources, rows, xq, out);
+  if (all_have(&RowSource::q5k_four_runs)) {
+    run_four_runs<BlockQ5K>(sources[0]->q5k_four_runs, sources, firsts, count, xq, out);
+  } else if (all_have(&RowSource::q6k_four_runs)) {
+    run_four_runs<BlockQ6K>(sources[0]->q6k_four_runs, sources, firsts, count, xq, out);
   } else {
-    for (std::size_t i = 0; i < 4; ++i) dot_source_rows(*sources[i], rows[i], 1, xq, out[i]);
+    for (std::size_t i = 0; i < 4; ++i) dot_source_rows(*sources[i], firsts[i], count, xq, out[i]);
   }
 }
 

@@ -19,8 +19,8 @@ struct RowSource {
   // Exactly one type's kernels are set.
   DotQ5KRowsKernel q5k_rows = nullptr;
   DotQ6KRowsKernel q6k_rows = nullptr;
-  DotQ5KFourRowsKernel q5k_four_rows = nullptr;
-  DotQ6KFourRowsKernel q6k_four_rows = nullptr;
+  DotQ5KFourRunsKernel q5k_four_runs = nullptr;
+  DotQ6KFourRunsKernel q6k_four_runs = nullptr;
 
   const void* row(std::size_t r) const noexcept { return static_cast<const unsigned char*>(blocks) + r * row_bytes; }
 };
@@ -38,8 +38,9 @@ inline void dot_source_rows(const RowSource& source, std::size_t first, std::siz
   }
 }
 
-// *out[i] = row rows[i] of sources[i] . xq for four rows, in lockstep when the four are of one type.
-void dot_four_source_rows(const RowSource* const (&sources)[4], const std::size_t (&rows)[4],
+// out[i][j] = row firsts[i] + j of sources[i] . xq for j < count: four runs of rows (local row
+// indices), walked side by side when the four are of one type.
+void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept;
 
 // out[r] = row r . xq for the global rows [range.begin, range.end) of `sources` laid end to end.

@@ -28,7 +28,7 @@ struct Q5K {
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q5k(blocks, seed); }
   static DotQ5KKernel kernel(DotIsa isa) { return dot_q5k_q8k_kernel(isa); }
   static DotQ5KRowsKernel rows_kernel(DotIsa isa) { return dot_q5k_q8k_rows_kernel(isa); }
-  static DotQ5KFourRowsKernel four_rows_kernel(DotIsa isa) { return dot_q5k_q8k_four_rows_kernel(isa); }
+  static DotQ5KFourRunsKernel four_runs_kernel(DotIsa isa) { return dot_q5k_q8k_four_runs_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q5k_q8k(w, x, b); }
 };
 
@@ -38,7 +38,7 @@ struct Q6K {
   static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q6k(blocks, seed); }
   static DotQ6KKernel kernel(DotIsa isa) { return dot_q6k_q8k_kernel(isa); }
   static DotQ6KRowsKernel rows_kernel(DotIsa isa) { return dot_q6k_q8k_rows_kernel(isa); }
-  static DotQ6KFourRowsKernel four_rows_kernel(DotIsa isa) { return dot_q6k_q8k_four_rows_kernel(isa); }
+  static DotQ6KFourRunsKernel four_runs_kernel(DotIsa isa) { return dot_q6k_q8k_four_runs_kernel(isa); }
   static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q6k_q8k(w, x, b); }
 };
 
@@ -152,26 +152,36 @@ TYPED_TEST(DotTest, RowsKernelGivesTheSingleRowKernelsBits) {
   }
 }
 
-TYPED_TEST(DotTest, FourRowsKernelGivesTheSingleRowKernelsBitsForRowsAnywhere) {
-  // Four rows from four separate allocations, in an order unrelated to their addresses, for every
-  // tail of the groups of four blocks; each output goes where its pointer says.
+TYPED_TEST(DotTest, FourRunsKernelGivesTheSingleRowKernelsBitsForRunsAnywhere) {
+  // Four runs from four separate allocations, in an order unrelated to their addresses, for runs of
+  // zero to three rows and every tail of the groups of four blocks; each output goes where its
+  // pointer says and nothing past a run's outputs is written.
+  constexpr float kSentinel = -12345.0f;
   for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
-    std::vector<std::vector<typename TypeParam::Block>> rows;
-    for (std::uint64_t r = 0; r < 4; ++r) rows.push_back(TypeParam::random(blocks, 1000 * blocks + r));
-    const typename TypeParam::Block* const pointers[4] = {rows[2].data(), rows[0].data(), rows[3].data(),
-                                                          rows[1].data()};
-    const auto x = random_q8k(blocks, blocks + 29);
-    for (DotIsa isa : supported_isas()) {
-      std::array<float, 6> out{};
-      float* const outs[4] = {&out[5], &out[1], &out[0], &out[3]};
-      TypeParam::four_rows_kernel(isa)(pointers, x.data(), blocks, outs);
-      for (std::size_t r = 0; r < 4; ++r) {
-        const float single = TypeParam::kernel(isa)(pointers[r], x.data(), blocks);
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(*outs[r]), std::bit_cast<std::uint32_t>(single))
-            << name(isa) << " blocks=" << blocks << " row " << r << ": " << *outs[r] << " vs " << single;
+    for (std::size_t count = 0; count <= 3; ++count) {
+      std::vector<std::vector<typename TypeParam::Block>> runs;
+      for (std::uint64_t r = 0; r < 4; ++r) {
+        runs.push_back(TypeParam::random(std::max<std::size_t>(count, 1) * blocks, 1000 * blocks + 10 * count + r));
       }
-      EXPECT_EQ(out[2], 0.0f) << name(isa);
-      EXPECT_EQ(out[4], 0.0f) << name(isa);
+      const typename TypeParam::Block* const starts[4] = {runs[2].data(), runs[0].data(), runs[3].data(),
+                                                          runs[1].data()};
+      const auto x = random_q8k(blocks, blocks + 29);
+      for (DotIsa isa : supported_isas()) {
+        std::vector<float> out(4 * (count + 1), kSentinel);  // room for a run's outputs and a sentinel
+        const std::size_t order[4] = {3, 1, 0, 2};               // where each run's outputs go
+        float* const outs[4] = {&out[order[0] * (count + 1)], &out[order[1] * (count + 1)],
+                                &out[order[2] * (count + 1)], &out[order[3] * (count + 1)]};
+        TypeParam::four_runs_kernel(isa)(starts, count, x.data(), blocks, outs);
+        for (std::size_t r = 0; r < 4; ++r) {
+          for (std::size_t i = 0; i < count; ++i) {
+            const float single = TypeParam::kernel(isa)(starts[r] + i * blocks, x.data(), blocks);
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(outs[r][i]), std::bit_cast<std::uint32_t>(single))
+                << name(isa) << " blocks=" << blocks << " count=" << count << " run " << r << " row " << i << ": "
+                << outs[r][i] << " vs " << single;
+          }
+          EXPECT_EQ(outs[r][count], kSentinel) << name(isa) << " blocks=" << blocks << " count=" << count;
+        }
+      }
     }
   }
 }

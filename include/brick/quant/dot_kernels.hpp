@@ -37,20 +37,21 @@ using DotQ5KRowsKernel = void (*)(const BlockQ5K* w, std::size_t rows, const Blo
 using DotQ6KRowsKernel = void (*)(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                   float* out) noexcept;
 
-// *out[r] = rows[r] . x for four rows of `blocks` weight blocks each, wherever each lies (rows of
-// two matrices, say): the same bits as the single-row kernel of the same variant on each row. The
-// AVX-512 variants walk the four in lockstep and load each activation block once for all four.
-using DotQ5KFourRowsKernel = void (*)(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
-using DotQ6KFourRowsKernel = void (*)(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
+// out[r][i] = (starts[r] + i * blocks) . x for i < count: four runs of `count` consecutive rows of
+// `blocks` weight blocks each, wherever each run starts (rows of two matrices, say); the same bits
+// as the single-row kernel of the same variant on each row. The AVX-512 variants walk the four runs
+// side by side and load each activation block once for the four rows of a step.
+using DotQ5KFourRunsKernel = void (*)(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
+using DotQ6KFourRunsKernel = void (*)(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
 
 // Throw BackendUnavailable when this CPU cannot run `isa`.
 DotQ5KKernel dot_q5k_q8k_kernel(DotIsa isa);
 DotQ6KKernel dot_q6k_q8k_kernel(DotIsa isa);
 DotQ5KRowsKernel dot_q5k_q8k_rows_kernel(DotIsa isa);
 DotQ6KRowsKernel dot_q6k_q8k_rows_kernel(DotIsa isa);
-DotQ5KFourRowsKernel dot_q5k_q8k_four_rows_kernel(DotIsa isa);
-DotQ6KFourRowsKernel dot_q6k_q8k_four_rows_kernel(DotIsa isa);
+DotQ5KFourRunsKernel dot_q5k_q8k_four_runs_kernel(DotIsa isa);
+DotQ6KFourRunsKernel dot_q6k_q8k_four_runs_kernel(DotIsa isa);
 
 }  // namespace brick::quant

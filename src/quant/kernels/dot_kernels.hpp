@@ -36,18 +36,19 @@ void dot_q6k_q8k_rows_avx512vnni(const BlockQ6K* w, std::size_t rows, const Bloc
 void dot_q6k_q8k_rows_avx512gfni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                  float* out) noexcept;
 
-// *out[r] = rows[r] . x for four rows anywhere in memory, the same bits as the single-row kernel.
-void dot_q5k_q8k_four_rows_avx512(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                  float* const (&out)[4]) noexcept;
-void dot_q5k_q8k_four_rows_avx512vnni(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
-void dot_q5k_q8k_four_rows_avx512gfni(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
-void dot_q6k_q8k_four_rows_avx512(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                  float* const (&out)[4]) noexcept;
-void dot_q6k_q8k_four_rows_avx512vnni(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
-void dot_q6k_q8k_four_rows_avx512gfni(const BlockQ6K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                      float* const (&out)[4]) noexcept;
+// out[r][i] = (starts[r] + i * blocks) . x for i < count: four runs of rows anywhere in memory, the
+// same bits as the single-row kernel.
+void dot_q5k_q8k_four_runs_avx512(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                  std::size_t blocks, float* const (&out)[4]) noexcept;
+void dot_q5k_q8k_four_runs_avx512vnni(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
+void dot_q5k_q8k_four_runs_avx512gfni(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
+void dot_q6k_q8k_four_runs_avx512(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                  std::size_t blocks, float* const (&out)[4]) noexcept;
+void dot_q6k_q8k_four_runs_avx512vnni(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
+void dot_q6k_q8k_four_runs_avx512gfni(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                      std::size_t blocks, float* const (&out)[4]) noexcept;
 
 }  // namespace brick::quant::kernels

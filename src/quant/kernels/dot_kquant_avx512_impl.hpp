@@ -93,6 +93,19 @@ inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const B
   for (std::size_t r = 0; r < 4; ++r) *out[r] = lanes[r];
 }
 
+// Four runs of `count` consecutive rows, wherever each starts, walked side by side: out[r][i] gets
+// row i of run r. One call sets up the kernel's constants for all of them.
+template <class Block, class Dot>
+inline void dot_four_runs(const Dot& dot, const Block* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                          std::size_t blocks, float* const (&out)[4]) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Block* const four[4] = {starts[0] + i * blocks, starts[1] + i * blocks, starts[2] + i * blocks,
+                                  starts[3] + i * blocks};
+    float* const outs[4] = {out[0] + i, out[1] + i, out[2] + i, out[3] + i};
+    dot_four_rows(dot, four, x, blocks, outs);
+  }
+}
+
 // The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
 // keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
 // into four runs of an odd number of rows (see lockstep.hpp) walked side by side, one stream each
@@ -103,12 +116,9 @@ template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {
   const std::size_t run = detail::lockstep_run(rows, 4);
-  for (std::size_t r = 0; r < run; ++r) {
-    const Block* const four[4] = {w + r * blocks, w + (run + r) * blocks, w + (2 * run + r) * blocks,
-                                  w + (3 * run + r) * blocks};
-    float* const outs[4] = {out + r, out + run + r, out + 2 * run + r, out + 3 * run + r};
-    dot_four_rows(dot, four, x, blocks, outs);
-  }
+  const Block* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
+  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
+  dot_four_runs(dot, starts, run, x, blocks, outs);
   for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
 }
 

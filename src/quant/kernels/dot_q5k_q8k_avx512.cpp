@@ -13,9 +13,9 @@ void dot_q5k_q8k_rows_avx512(const BlockQ5K* w, std::size_t rows, const BlockQ8K
   dot_rows_in_lockstep(Q5KDot<Avx512Level::Bw>{}, w, rows, x, blocks, out);
 }
 
-void dot_q5k_q8k_four_rows_avx512(const BlockQ5K* const (&rows)[4], const BlockQ8K* x, std::size_t blocks,
-                                  float* const (&out)[4]) noexcept {
-  dot_four_rows(Q5KDot<Avx512Level::Bw>{}, rows, x, blocks, out);
+void dot_q5k_q8k_four_runs_avx512(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                  std::size_t blocks, float* const (&out)[4]) noexcept {
+  dot_four_runs(Q5KDot<Avx512Level::Bw>{}, starts, count, x, blocks, out);
 }
 
 }  // namespace brick::quant::kernels

@@ -68,7 +68,8 @@ RowSource row_source(const KQuantMatrix& w, DotIsa isa) {
 void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           std::span<const BlockQ8K> xq, float* const (&out)[4]) noexcept {
   const auto all_have = [&](auto kernel) {
-    return std::all_of(std::begin(sources), std::end(sources), [&](const RowSource* s) { return s->*kernel != nullptr; });
+    return std::all_of(std::begin(sources), std::end(sources),
+                       [&](const RowSource* s) { return s->*kernel != nullptr; });
   };
   if (all_have(&RowSource::q5k_four_runs)) {
     run_four_runs<BlockQ5K>(sources[0]->q5k_four_runs, sources, firsts, count, xq, out);

@@ -19,6 +19,9 @@
 namespace brick::quant {
 namespace {
 
+// Written where no kernel output may go: a kernel that writes past its rows changes it.
+constexpr float kSentinel = -12345.0f;
+
 using test::exact_dot;
 using test::random_q8k;
 
@@ -132,7 +135,6 @@ TYPED_TEST(DotTest, EveryVariantAgreesWithScalar) {
 TYPED_TEST(DotTest, RowsKernelGivesTheSingleRowKernelsBits) {
   // Odd and even row counts around the lockstep width, every tail of the groups of four blocks;
   // the sentinel after the last output catches a write past the end.
-  constexpr float kSentinel = -12345.0f;
   for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
     for (std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
       const auto w = TypeParam::random(rows * blocks, rows * 100 + blocks);
@@ -156,7 +158,6 @@ TYPED_TEST(DotTest, FourRunsKernelGivesTheSingleRowKernelsBitsForRunsAnywhere) {
   // Four runs from four separate allocations, in an order unrelated to their addresses, for runs of
   // zero to three rows and every tail of the groups of four blocks; each output goes where its
   // pointer says and nothing past a run's outputs is written.
-  constexpr float kSentinel = -12345.0f;
   for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
     for (std::size_t count = 0; count <= 3; ++count) {
       std::vector<std::vector<typename TypeParam::Block>> runs;

@@ -450,7 +450,7 @@ struct QkvSetup {
   static constexpr std::size_t kCopies = 6;
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
-    KQuantMatrix q, k, v;
+    WeightMatrix q, k, v;
   };
   std::vector<Copy> copies;
   std::vector<float> x = test::normal(kHidden, 31);
@@ -482,7 +482,7 @@ struct GateUpSetup {
   static constexpr std::size_t kCopies = 2;
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
-    KQuantMatrix gate, up;
+    WeightMatrix gate, up;
   };
   std::vector<Copy> copies;
   std::vector<float> x = test::normal(kHidden, 41);

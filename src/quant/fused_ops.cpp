@@ -29,7 +29,7 @@ inline float silu(float x) noexcept { return x / (1.0f + std::exp(-x)); }
 
 }  // namespace
 
-FusedQKVOp::FusedQKVOp(KQuantMatrix wq, KQuantMatrix wk, KQuantMatrix wv, std::size_t n_heads,
+FusedQKVOp::FusedQKVOp(WeightMatrix wq, WeightMatrix wk, WeightMatrix wv, std::size_t n_heads,
                        std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool)
     : wq_(wq), wk_(wk), wv_(wv), n_heads_(n_heads), n_kv_heads_(n_kv_heads), head_dim_(head_dim), pool_(&pool) {
   validate(wq_, "FusedQKVOp Wq");
@@ -58,14 +58,14 @@ OpCost FusedQKVOp::cost(const Input&) const noexcept {
 
 void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x, backend);
   const DotIsa isa = dot_isa(backend);
   const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
                                                     detail::row_source(wv_, isa)};
-  pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, xq, range, out); });
+  const detail::Activations x = detail::prepare_activations(sources, input.x, backend);
+  pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
 }
 
-FusedGateUpOp::FusedGateUpOp(KQuantMatrix gate, KQuantMatrix up, ThreadPool& pool)
+FusedGateUpOp::FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool)
     : gate_(gate), up_(up), pool_(&pool) {
   validate(gate_, "FusedGateUpOp gate");
   validate(up_, "FusedGateUpOp up");
@@ -86,10 +86,11 @@ OpCost FusedGateUpOp::cost(const Input&) const noexcept {
 
 void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const std::span<const BlockQ8K> xq = detail::quantize_activation(input.x, backend);
   const DotIsa isa = dot_isa(backend);
-  const detail::RowSource gate = detail::row_source(gate_, isa);
-  const detail::RowSource up = detail::row_source(up_, isa);
+  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, isa), detail::row_source(up_, isa)};
+  const detail::RowSource& gate = sources[0];
+  const detail::RowSource& up = sources[1];
+  const detail::Activations xq = detail::prepare_activations(sources, input.x, backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
     // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
     // activation block loaded once for the four. A chunk of rows per kernel call (the kernel's set-up

@@ -24,7 +24,7 @@ constexpr std::size_t kKvHeads = 8;
 constexpr std::size_t kHeadDim = 128;
 constexpr std::size_t kFfn = 14336;
 
-// Owns the blocks of one matrix and views them as a KQuantMatrix.
+// Owns the blocks of one matrix and views them as a WeightMatrix.
 struct Weights {
   std::vector<BlockQ5K> q5k;
   std::vector<BlockQ6K> q6k;
@@ -54,7 +54,7 @@ struct Weights {
     }
     return w;
   }
-  KQuantMatrix matrix() const {
+  WeightMatrix matrix() const {
     if (!q6k.empty()) return Q6KMatrix{q6k, rows, cols};
     return Q5KMatrix{q5k, rows, cols};
   }

@@ -30,7 +30,7 @@ class FusedQKVOp {
 
   // Throws InvalidArgument unless wq has n_heads * head_dim rows, wk and wv n_kv_heads * head_dim,
   // all three the same number of columns, and n_kv_heads divides n_heads.
-  FusedQKVOp(KQuantMatrix wq, KQuantMatrix wk, KQuantMatrix wv, std::size_t n_heads,
+  FusedQKVOp(WeightMatrix wq, WeightMatrix wk, WeightMatrix wv, std::size_t n_heads,
              std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool);
 
   std::string_view name() const noexcept { return "fused_qkv"; }
@@ -45,7 +45,7 @@ class FusedQKVOp {
   void run(const Input& input, std::span<float> out, Backend backend) const;
 
  private:
-  KQuantMatrix wq_, wk_, wv_;
+  WeightMatrix wq_, wk_, wv_;
   std::size_t n_heads_, n_kv_heads_, head_dim_;
   ThreadPool* pool_;
 };
@@ -57,7 +57,7 @@ class FusedGateUpOp {
   };
 
   // Throws InvalidArgument unless gate and up have the same shape.
-  FusedGateUpOp(KQuantMatrix gate, KQuantMatrix up, ThreadPool& pool);
+  FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool);
 
   std::string_view name() const noexcept { return "fused_gate_up"; }
   BrickId id() const noexcept { return BrickId::GateUpProjection; }
@@ -67,7 +67,7 @@ class FusedGateUpOp {
   void run(const Input& input, std::span<float> out, Backend backend) const;
 
  private:
-  KQuantMatrix gate_, up_;
+  WeightMatrix gate_, up_;
   ThreadPool* pool_;
 };
 

@@ -1,0 +1,84 @@
+#pragma once
+// A weight matrix of any type Brick computes with (see tensor_type.hpp: is_computable), viewing
+// memory it does not own, e.g. a GGUF tensor in a file mapping: `rows` rows of `cols` values, row
+// r at byte r * row_bytes(). The mat-vec and the fused projections take any of them, and mix them
+// (llama.cpp's Q4_K_M and Q5_K_M files keep some projections in Q6_K).
+//
+// QuantMatrix<Block> is the typed view of blocks of one k-quant type; it converts to a
+// WeightMatrix.
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "brick/quant/kquants.hpp"
+#include "brick/quant/tensor_type.hpp"
+
+namespace brick::quant {
+
+// The tensor type a block struct stores, and how many values one block holds.
+template <class Block>
+struct BlockTraits;
+template <>
+struct BlockTraits<BlockQ5K> {
+  static constexpr TensorType type = TensorType::Q5_K;
+  static constexpr std::size_t values = kBlockSize;
+};
+template <>
+struct BlockTraits<BlockQ6K> {
+  static constexpr TensorType type = TensorType::Q6_K;
+  static constexpr std::size_t values = kBlockSize;
+};
+
+// Row-major blocks of one type: row r is blocks [r * blocks_per_row(), (r + 1) * blocks_per_row()).
+template <class Block>
+struct QuantMatrix {
+  std::span<const Block> blocks;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+
+  constexpr std::size_t blocks_per_row() const noexcept { return cols / BlockTraits<Block>::values; }
+  constexpr double bytes() const noexcept { return static_cast<double>(blocks.size_bytes()); }
+};
+
+using Q5KMatrix = QuantMatrix<BlockQ5K>;
+using Q6KMatrix = QuantMatrix<BlockQ6K>;
+
+class WeightMatrix {
+ public:
+  constexpr WeightMatrix() = default;
+  constexpr WeightMatrix(TensorType type, std::span<const std::byte> data, std::size_t rows,
+                         std::size_t cols) noexcept
+      : type_(type), data_(data), rows_(rows), cols_(cols) {}
+  template <class Block>
+  WeightMatrix(const QuantMatrix<Block>& m) noexcept  // NOLINT: a typed view is a weight matrix
+      : WeightMatrix(BlockTraits<Block>::type, std::as_bytes(m.blocks), m.rows, m.cols) {}
+
+  constexpr TensorType type() const noexcept { return type_; }
+  constexpr std::span<const std::byte> data() const noexcept { return data_; }
+  constexpr std::size_t rows() const noexcept { return rows_; }
+  constexpr std::size_t cols() const noexcept { return cols_; }
+  // Bytes of one row (0 when cols is not a whole number of the type's blocks).
+  std::size_t row_bytes() const noexcept;
+  const std::byte* row(std::size_t r) const noexcept { return data_.data() + r * row_bytes(); }
+
+ private:
+  TensorType type_ = TensorType::F32;
+  std::span<const std::byte> data_;
+  std::size_t rows_ = 0;
+  std::size_t cols_ = 0;
+};
+
+inline std::size_t rows(const WeightMatrix& w) noexcept { return w.rows(); }
+inline std::size_t cols(const WeightMatrix& w) noexcept { return w.cols(); }
+inline double bytes(const WeightMatrix& w) noexcept { return static_cast<double>(w.data().size()); }
+
+// Throws InvalidArgument, naming the matrix by `what`, unless Brick computes with the type, cols is
+// a positive whole number of the type's blocks (and of 256 values for the k-quants' Q8_K
+// activations), and data holds exactly rows rows.
+void validate(const WeightMatrix& w, std::string_view what);
+
+// out = row r of w as floats (the embedding lookup). Throws InvalidArgument for a row outside w or
+// out.size() != cols.
+void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out);
+
+}  // namespace brick::quant

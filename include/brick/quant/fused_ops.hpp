@@ -18,6 +18,7 @@
 #include "brick/core/brick_id.hpp"
 #include "brick/core/op.hpp"
 #include "brick/quant/matvec.hpp"
+#include "brick/quant/projection_op.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
 
 namespace brick::quant {
@@ -43,6 +44,7 @@ class FusedQKVOp {
   OpCost cost(const Input& input) const noexcept;
   // Throws InvalidArgument when x or out has the wrong size.
   void run(const Input& input, std::span<float> out, Backend backend) const;
+  static Equivalence equivalence() noexcept { return projection_equivalence(); }
 
  private:
   WeightMatrix wq_, wk_, wv_;
@@ -65,6 +67,7 @@ class FusedGateUpOp {
   std::size_t output_size(const Input&) const noexcept { return rows(gate_); }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
+  static Equivalence equivalence() noexcept { return projection_equivalence(); }
 
  private:
   WeightMatrix gate_, up_;

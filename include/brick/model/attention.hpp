@@ -1,0 +1,93 @@
+#pragma once
+// The attention of one token against a KvCache, as llama.cpp's CPU backend computes it without flash
+// attention, in two bricks:
+//
+//   KvWriteOp:    the token's (rotated) key and value rows into their cache cell, rounded to F16 in
+//                 an F16 cache; the output is the stored rows read back as floats.
+//   AttentionOp:  for every query head h (GQA: kv head h / (n_head / n_kv_head)), the scores
+//                 s_c = (k_c . q_h) / sqrt(head_dim) over cells [0, cells) (the causal window of a
+//                 sequence stored from cell 0), p = softmax(s), out_h = sum_c p_c v_c.
+//                 With an F16 cache q_h and p are rounded to F16 first, as ggml converts the F32
+//                 operand of an F16 mat-mul; with an F32 cache nothing is rounded.
+//
+// Both reference their cache; the caller keeps it alive and sets the cell / cell count per token.
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "brick/core/assertion.hpp"
+#include "brick/core/backend.hpp"
+#include "brick/core/op.hpp"
+#include "brick/ops/op_identity.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/kv_cache/kv_cache.hpp"
+
+namespace brick::model {
+
+class KvWriteOp : public ops::OpIdentity {
+ public:
+  struct Input {
+    std::span<const float> k;  // row_elements() values each
+    std::span<const float> v;
+    std::size_t layer = 0;
+    CellIndex cell = 0;
+  };
+
+  explicit KvWriteOp(KvCache& cache, std::string label = "kv_write");
+
+  std::size_t output_size(const Input&) const noexcept { return 2 * cache_->shape().row_elements(); }
+  OpCost cost(const Input& input) const noexcept;
+  // Throws InvalidArgument for rows of the wrong size or a cell outside the cache, StateError for
+  // a cell no sequence holds (claim it with KvCache::find_slot first).
+  void run(const Input& input, std::span<float> out, Backend backend) const;
+  // F16 rounding is exact arithmetic, the same bits on every backend.
+  static Equivalence equivalence() noexcept { return {Backend::Scalar, 0.0, 0.0}; }
+
+ private:
+  KvCache* cache_;
+  mutable std::vector<std::uint16_t> k16_, v16_;
+};
+
+struct AttentionShape {
+  std::size_t n_head = 0;
+  std::size_t n_kv_head = 0;  // divides n_head
+  std::size_t head_dim = 0;
+};
+
+class AttentionOp : public ops::OpIdentity {
+ public:
+  struct Input {
+    std::span<const float> q;  // n_head * head_dim values
+    std::size_t layer = 0;
+    std::size_t cells = 0;  // attend to cells [0, cells): 1..n_cells
+  };
+
+  // Throws InvalidArgument when the shape does not match the cache's kv heads and head size.
+  AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool, std::string label = "attention");
+
+  std::size_t output_size(const Input&) const noexcept { return shape_.n_head * shape_.head_dim; }
+  OpCost cost(const Input& input) const noexcept;
+  void run(const Input& input, std::span<float> out, Backend backend) const;
+  // Dot products, the softmax's sums and the weighted sum run in another order per backend.
+  static Equivalence equivalence() noexcept { return {Backend::Scalar, 1e-5, 1e-4}; }
+
+ private:
+  void run_head(const Input& input, std::size_t head, std::span<float> out, Backend backend,
+                std::size_t thread) const;
+
+  const KvCache* cache_;
+  AttentionShape shape_;
+  ThreadPool* pool_;
+  // Per pool thread: one head's scores and probabilities, its rounded query and a converted row.
+  struct Scratch {
+    std::vector<float> scores, probs, q, row;
+    std::vector<std::uint16_t> half;  // F16 rounding of q or p
+  };
+  mutable std::vector<Scratch> scratch_;
+};
+
+static_assert(BrickOp<KvWriteOp>);
+static_assert(BrickOp<AttentionOp>);
+
+}  // namespace brick::model

@@ -1,0 +1,90 @@
+#pragma once
+// A llama decoder assembled from bricks: every kernel execution is a ComputeBrick with its
+// assertions, each transformer block a BrickLayer run in order, all parallel work on one ThreadPool.
+//
+//   token -> Embedding -> per block: RmsNorm -> FusedQKV -> RoPE (q, k) -> KvWrite -> Attention
+//         -> OutputProjection -> Residual -> RmsNorm -> FusedGateUp (SwiGLU) -> DownProjection
+//         -> Residual;  then RmsNorm -> LmHead -> logits
+//
+// Numerics follow llama.cpp's CPU backend: activations go to the weight type's activation format
+// (Q8_K for the k-quants) inside the projections, the KV cache is F16 by default, and attention
+// rounds q and the softmax weights to F16 (see attention.hpp). Each block has buffers of its own,
+// so verify() re-runs every brick on exactly the inputs of its last call.
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "brick/core/backend.hpp"
+#include "brick/core/brick_layer.hpp"
+#include "brick/core/budget.hpp"
+#include "brick/core/compute_brick.hpp"
+#include "brick/core/layer_observer.hpp"
+#include "brick/model/llama_config.hpp"
+#include "brick/model/llama_weights.hpp"
+#include "brick/model/vocab.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/kv_cache/kv_cache.hpp"
+
+namespace brick::model {
+
+struct LlamaOptions {
+  Backend backend = Backend::Auto;
+  BrickPolicy policy = {};
+  KvType kv_type = KvType::F16;
+  std::size_t n_ctx = 512;  // positions the KV cache holds (at most the model's context length)
+  // Each brick's token budget is the time its bytes take at this bandwidth.
+  ByteBudget bandwidth_budget = ByteBudget::from_gb_per_second(10.0);
+};
+
+class LlamaDecoder {
+ public:
+  // Views the weights (they must outlive the decoder). Throws FormatError for a config or weights
+  // that do not fit together, InvalidArgument for n_ctx 0 or above the model's context length,
+  // BackendUnavailable for a backend this CPU cannot run, CapacityError when the KV cache cannot
+  // be allocated.
+  LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weights, ThreadPool& pool,
+               const LlamaOptions& options = {});
+  ~LlamaDecoder();
+  LlamaDecoder(const LlamaDecoder&) = delete;
+  LlamaDecoder& operator=(const LlamaDecoder&) = delete;
+
+  const LlamaConfig& config() const noexcept { return config_; }
+  Backend backend() const noexcept { return backend_; }
+  std::size_t n_past() const noexcept { return n_past_; }
+  std::size_t n_ctx() const noexcept { return options_.n_ctx; }
+  // Bricks per token: the embedding, every block's and the head's.
+  std::size_t brick_count() const noexcept;
+
+  // Runs `token` at position n_past() and returns the logits (n_vocab values, valid until the
+  // next step). The observer sees block i as layer i and the head as layer n_layer. Throws
+  // InvalidArgument for a token outside the vocabulary and CapacityError when the context is full;
+  // an assertion that fails under OnFailure::Error comes back as the error.
+  Result<std::span<const float>> step(TokenId token, LayerObserver* observer = nullptr);
+
+  // Forgets every position (the KV cache is cleared).
+  void reset();
+
+  // Every assertion of every brick (Equivalence included), on the inputs of its last call.
+  std::vector<VerifyReport> verify();
+
+ private:
+  struct Block;
+  struct Head;
+
+  LlamaConfig config_;
+  LlamaOptions options_;
+  Backend backend_;
+  ThreadPool* pool_;
+  KvCache cache_;
+  std::size_t n_past_ = 0;
+  std::vector<float> x0_;  // the embedded token
+  struct Embedding;
+  std::unique_ptr<Embedding> embedding_;
+  std::deque<Block> blocks_;
+  std::unique_ptr<Head> head_;
+};
+
+}  // namespace brick::model

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/quantize.hpp"
 #include "ops/kernels/f32_kernels.hpp"
 #include "quant/matvec_rows.hpp"
 
@@ -39,20 +40,7 @@ void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) 
     throw InvalidArgument(fmt::format("dequantize_row: row {} of a {}x{} matrix into {} floats", r, w.rows(),
                                       w.cols(), out.size()));
   }
-  const std::byte* row = w.row(r);
-  const std::size_t blocks = w.cols() / traits(w.type()).block_values;
-  switch (w.type()) {
-    case TensorType::F32:
-      std::copy_n(reinterpret_cast<const float*>(row), w.cols(), out.begin());
-      return;
-    case TensorType::Q5_K:
-      return dequantize_q5k({reinterpret_cast<const BlockQ5K*>(row), blocks}, out);
-    case TensorType::Q6_K:
-      return dequantize_q6k({reinterpret_cast<const BlockQ6K*>(row), blocks}, out);
-    default:
-      break;
-  }
-  throw InvalidArgument(fmt::format("dequantize_row: no dequantizer for {}", name(w.type())));
+  dequantize(w.type(), std::span(w.row(r), w.row_bytes()), out);
 }
 
 namespace detail {

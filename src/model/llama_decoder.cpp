@@ -180,7 +180,6 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
     : config_(validated(config, weights)),
       options_(options),
       backend_(resolve(options.backend)),
-      pool_(&pool),
       cache_(cache_shape(config_, options)),
       x0_(config_.n_embd) {
   embedding_ = std::make_unique<Embedding>(weights, x0_, options_, backend_);

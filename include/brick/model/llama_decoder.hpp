@@ -77,7 +77,6 @@ class LlamaDecoder {
   LlamaConfig config_;
   LlamaOptions options_;
   Backend backend_;
-  ThreadPool* pool_;
   KvCache cache_;
   std::size_t n_past_ = 0;
   std::vector<float> x0_;  // the embedded token

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 
 #include "brick/core/error.hpp"
+#include "brick/runtime/atomic_file.hpp"
 #include "profile/profiler_state.hpp"
 
 namespace brick {
@@ -465,27 +465,16 @@ void BrickProfiler::reset() {
   serial_.store(detail::next_profiler_serial.fetch_add(1), std::memory_order_relaxed);
 }
 
-namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text, std::string_view what) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (out) out.close();
-  if (!out) throw IoError(fmt::format("cannot write the {} to '{}'", what, path.string()));
-}
-
-}  // namespace
-
 void BrickProfiler::write_json(const std::filesystem::path& path) const {
-  write_file(path, to_json(), "profile JSON");
+  write_file_atomically(path, to_json());
 }
 
 void BrickProfiler::write_chrome_trace(const std::filesystem::path& path) const {
-  write_file(path, to_chrome_trace(), "Chrome trace");
+  write_file_atomically(path, to_chrome_trace());
 }
 
 void BrickProfiler::write_prometheus(const std::filesystem::path& path) const {
-  write_file(path, to_prometheus(), "Prometheus exposition");
+  write_file_atomically(path, to_prometheus());
 }
 
 }  // namespace brick

@@ -210,7 +210,8 @@ class BrickProfiler {
   std::string to_chrome_trace() const;
   // Prometheus text exposition format 0.0.4.
   std::string to_prometheus() const;
-  // Each writes the matching export; IoError when the file cannot be written.
+  // Each writes the matching export, replacing `path` atomically (runtime/atomic_file.hpp): a
+  // failed write leaves an existing file as it was; IoError carries the errno text.
   void write_json(const std::filesystem::path& path) const;
   void write_chrome_trace(const std::filesystem::path& path) const;
   void write_prometheus(const std::filesystem::path& path) const;

@@ -189,6 +189,9 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
     x = block.out;
   }
   head_ = std::make_unique<Head>(config_, weights, x, pool, options_, backend_);
+  layer_times_.push_back({embedding_->layer.name()});
+  for (const Block& block : blocks_) layer_times_.push_back({block.layer.name()});
+  layer_times_.push_back({head_->layer.name()});
 }
 
 LlamaDecoder::~LlamaDecoder() = default;
@@ -197,27 +200,67 @@ std::size_t LlamaDecoder::brick_count() const noexcept {
   return embedding_->layer.size() + blocks_.size() * blocks_.front().layer.size() + head_->layer.size();
 }
 
-Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* observer) {
-  if (token < 0 || static_cast<std::size_t>(token) >= config_.n_vocab) {
-    throw InvalidArgument(fmt::format("llama decoder: token id {} is outside the vocabulary of {}", token,
-                                      config_.n_vocab));
+namespace {
+
+// Runs one BrickLayer and adds its time to `time`.
+Result<LayerReport> run_layer(BrickLayer& layer, LayerObserver* observer, std::size_t index,
+                              LlamaDecoder::LayerTime& time) {
+  auto report = layer.run(observer, index);
+  if (report) {
+    time.ns += report->total_ns;
+    ++time.runs;
   }
+  return report;
+}
+
+}  // namespace
+
+void LlamaDecoder::require_room(std::span<const TokenId> tokens) const {
+  for (const TokenId token : tokens) {
+    if (token < 0 || static_cast<std::size_t>(token) >= config_.n_vocab) {
+      throw InvalidArgument(fmt::format("llama decoder: token id {} is outside the vocabulary of {}", token,
+                                        config_.n_vocab));
+    }
+  }
+  if (tokens.size() > options_.n_ctx - n_past_) {
+    throw CapacityError(fmt::format("llama decoder: {} more tokens do not fit the context of {} positions ({} used)",
+                                    tokens.size(), options_.n_ctx, n_past_));
+  }
+}
+
+Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* observer) {
+  require_room(std::span(&token, 1));
   const Pos pos[1] = {static_cast<Pos>(n_past_)};
-  const auto slot = n_past_ < options_.n_ctx ? cache_.find_slot(0, pos, Placement::Contiguous) : std::nullopt;
+  const auto slot = cache_.find_slot(0, pos, Placement::Contiguous);
   if (!slot) {
     throw CapacityError(fmt::format("llama decoder: the context of {} positions is full", options_.n_ctx));
   }
   embedding_->input.token = token;
-  if (auto report = embedding_->layer.run(observer, config_.n_layer + 1); !report) {
+  if (auto report = run_layer(embedding_->layer, observer, config_.n_layer + 1, layer_times_.front()); !report) {
     return tl::make_unexpected(report.error());
   }
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     blocks_[i].set_position(n_past_, slot->cells.front());
-    if (auto report = blocks_[i].layer.run(observer, i); !report) return tl::make_unexpected(report.error());
+    if (auto report = run_layer(blocks_[i].layer, observer, i, layer_times_[i + 1]); !report) {
+      return tl::make_unexpected(report.error());
+    }
   }
-  if (auto report = head_->layer.run(observer, config_.n_layer); !report) return tl::make_unexpected(report.error());
+  if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back()); !report) {
+    return tl::make_unexpected(report.error());
+  }
   ++n_past_;
   return std::span<const float>(head_->logits);
+}
+
+Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> tokens, LayerObserver* observer) {
+  if (tokens.empty()) throw InvalidArgument("llama decoder: evaluate() needs at least one token");
+  require_room(tokens);
+  Result<std::span<const float>> logits;
+  for (const TokenId token : tokens) {
+    logits = step(token, observer);
+    if (!logits) return logits;
+  }
+  return logits;
 }
 
 void LlamaDecoder::reset() {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "brick/core/backend.hpp"
@@ -64,6 +65,20 @@ class LlamaDecoder {
   // an assertion that fails under OnFailure::Error comes back as the error.
   Result<std::span<const float>> step(TokenId token, LayerObserver* observer = nullptr);
 
+  // Runs `tokens` at positions n_past(), n_past() + 1, ... and returns the logits of the last one.
+  // Throws as step() does, before anything runs: for any id outside the vocabulary, or when the
+  // context cannot hold them all.
+  Result<std::span<const float>> evaluate(std::span<const TokenId> tokens, LayerObserver* observer = nullptr);
+
+  // Time spent in each layer since the decoder was built: the embedding, the blocks in order, then
+  // the head (each the sum over its runs of the BrickLayer's time).
+  struct LayerTime {
+    std::string_view layer;
+    std::uint64_t ns = 0;
+    std::uint64_t runs = 0;
+  };
+  std::span<const LayerTime> layer_times() const noexcept { return layer_times_; }
+
   // Forgets every position (the KV cache is cleared).
   void reset();
 
@@ -73,6 +88,7 @@ class LlamaDecoder {
  private:
   struct Block;
   struct Head;
+  void require_room(std::span<const TokenId> tokens) const;
 
   LlamaConfig config_;
   LlamaOptions options_;
@@ -84,6 +100,7 @@ class LlamaDecoder {
   std::unique_ptr<Embedding> embedding_;
   std::deque<Block> blocks_;
   std::unique_ptr<Head> head_;
+  std::vector<LayerTime> layer_times_;
 };
 
 }  // namespace brick::model

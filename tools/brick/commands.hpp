@@ -1,13 +1,26 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstddef>
+#include <string>
+
+#include "brick/model/file_type.hpp"
 
 namespace brick::cli {
 
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_gen_model_command(CLI::App& app);
+void add_quantize_command(CLI::App& app);
 
 // The exit status the command that ran asked for (0 unless it reported a failure).
 int exit_code();
 void set_exit_code(int code);
+
+// A --type value (q4_k_m, ...); InvalidArgument listing the names otherwise.
+model::FileType parse_file_type_option(const std::string& text);
+
+// --threads: 0 means the physical cores; more threads than usable CPUs are clamped to them (with a
+// note on stderr: more would only contend).
+std::size_t thread_count(std::size_t requested);
 
 }  // namespace brick::cli

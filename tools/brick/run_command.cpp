@@ -1,29 +1,46 @@
-// brick run: the main job. Builds a llama-style decoder layer from float bricks on synthetic
-// weights, runs it token by token, and reports per brick where the time went, against what budget,
-// and whether every assertion held.
+// brick run: the main job. Opens a llama GGUF (or the default synthetic model), generates text with
+// a decoder built from bricks, streams it, and reports llama.cpp-style timings, the per-brick
+// profile, budget verdicts and the verification of every brick.
 #include <fmt/format.h>
+#include <fmt/std.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
-#include "brick/core/layer_run_stats.hpp"
-#include "brick/model/decoder_layer.hpp"
+#include "brick/core/error.hpp"
+#include "brick/model/generation.hpp"
+#include "brick/model/llama_decoder.hpp"
+#include "brick/model/llama_model.hpp"
+#include "brick/model/tokenizer.hpp"
 #include "brick/profile/profiler.hpp"
 #include "brick/profile/profiling_observer.hpp"
 #include "commands.hpp"
+#include "default_model.hpp"
 
 namespace brick::cli {
 namespace {
 
 struct RunOptions {
-  model::DecoderShape shape;
-  std::size_t tokens = 32;
+  std::string model;
+  std::size_t n_predict = 32;
+  std::string prompt = "Once upon a time";
+  std::string prompt_tokens;
+  std::string force_tokens;
+  std::size_t top_logits = 0;
+  std::size_t threads = 0;
+  std::size_t ctx = 0;
+  model::SamplingParams sampling;
+  std::string kv_type = "f16";
   std::string backend = "auto";
   double budget_gb_per_second = 10.0;
   std::string checks = "cheap";
-  std::uint64_t seed = 42;
   bool json = false;
   bool profile = true;
   std::string sync = "deferred";
@@ -33,10 +50,65 @@ struct RunOptions {
   std::string prometheus_path;
 };
 
+constexpr std::size_t kDefaultContextCap = 4096;
+
 CheckPolicy parse_checks(const std::string& text) {
   if (text == "all") return CheckPolicy::All;
   if (text == "none") return CheckPolicy::None;
   return CheckPolicy::Cheap;
+}
+
+// "1,15,27" or "1 15 27".
+std::vector<model::TokenId> parse_ids(const std::string& text, const char* what) {
+  std::vector<model::TokenId> ids;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    if (*p == ',' || *p == ' ') {
+      ++p;
+      continue;
+    }
+    model::TokenId id = 0;
+    const auto [next, error] = std::from_chars(p, end, id);
+    if (error != std::errc() || (next < end && *next != ',' && *next != ' ')) {
+      throw InvalidArgument(fmt::format("{}: '{}' is not a list of token ids (e.g. 1,15,27)", what, text));
+    }
+    ids.push_back(id);
+    p = next;
+  }
+  return ids;
+}
+
+// Every output path is checked before the run, so a typo does not cost the run.
+void require_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  if (std::filesystem::is_directory(p)) throw IoError(fmt::format("{} {}: is a directory", flag, path));
+  const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : ".";
+  if (access(folder.c_str(), W_OK) != 0) {
+    throw IoError(fmt::format("{} {}: the folder {} is missing or not writable", flag, path, folder));
+  }
+}
+
+std::uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+// Refuses a model and context that cannot be resident at once: the weights are mapped, so an
+// oversized model would not fail but page from disk for every token.
+void require_memory(const model::LlamaModel& m, std::size_t n_ctx, KvType kv) {
+  const auto& c = m.config();
+  const double kv_bytes = 2.0 * static_cast<double>(c.n_layer * n_ctx * c.kv_dim()) * (kv == KvType::F16 ? 2 : 4);
+  const double needed = static_cast<double>(m.file().file_size()) + kv_bytes;
+  const auto available = static_cast<double>(physical_memory());
+  if (available > 0 && needed > available) {
+    throw CapacityError(fmt::format("{} needs {:.2f} GB resident ({:.2f} GB of weights, {:.2f} GB of KV cache for "
+                                    "{} positions); this machine has {:.2f} GB",
+                                    m.file().name(), needed / 1e9, static_cast<double>(m.file().file_size()) / 1e9,
+                                    kv_bytes / 1e9, n_ctx, available / 1e9));
+  }
 }
 
 struct VerifySummary {
@@ -56,8 +128,7 @@ VerifySummary summarize(const std::vector<VerifyReport>& reports) {
       ++summary.assertions;
       if (!outcome.passed) {
         ++summary.failed;
-        summary.failures.push_back(
-            fmt::format("{}: {} {}", report.brick, outcome.name, outcome.summary()));
+        summary.failures.push_back(fmt::format("{}: {} {}", report.brick, outcome.name, outcome.summary()));
       }
       if (outcome.kind == AssertionKind::Equivalence &&
           (summary.worst_brick.empty() || outcome.max_abs_error > summary.worst.max_abs_error)) {
@@ -69,193 +140,299 @@ VerifySummary summarize(const std::vector<VerifyReport>& reports) {
   return summary;
 }
 
-void print_table(const RunOptions& options, const model::DecoderLayer& layer,
-                 const LayerRunStats& stats, const VerifySummary& verified, double weight_mb) {
-  const auto& s = options.shape;
-  fmt::print(
-      "brick run: decoder layer, hidden {}, {} heads ({} kv), ffn {}, context {}; {} tokens\n",
-      s.hidden, s.n_heads, s.n_kv_heads, s.ffn, s.context, options.tokens);
-  fmt::print(
-      "backend {}, {} bricks per token, {:.1f} MB of f32 weights; budgets: every brick at "
-      "{:g} GB/s\n\n",
-      name(layer.backend()), layer.brick_count(), weight_mb, options.budget_gb_per_second);
-  fmt::print("{:<15} {:<17} {:<7} {:>6} {:>10} {:>11} {:>8} {:>10} {:>6}  {}\n", "brick", "id",
-             "backend", "calls", "us/token", "tokens/s", "GB/s", "budget us", "util", "assertions");
-  for (const MemberStats& m : stats.members()) {
-    const std::string checks =
-        m.assertions_failed == 0
-            ? fmt::format("{} ok", m.assertions_checked)
-            : fmt::format("{} of {} FAILED", m.assertions_failed, m.assertions_checked);
-    fmt::print("{:<15} {:<17} {:<7} {:>6} {:>10.2f} {:>11.0f} {:>8.2f} {:>10.2f} {:>5.0f}%  {}\n",
-               m.name, name(m.id), name(m.backend), m.calls, m.us_per_token(),
-               m.tokens_per_second(), m.gb_per_second(), m.budget_us_per_token(),
-               m.utilisation() * 100.0, checks);
+// Watches every brick run on its way to the profiler: gives the profiler each brick kind's budget
+// (every block has the same shapes, so the same budgets), and tallies budget misses and failed
+// assertions per kind.
+class RunMonitor final : public LayerObserver {
+ public:
+  struct Kind {
+    std::uint64_t runs = 0;
+    std::uint64_t over_budget = 0;
+    double worst_utilisation = 0.0;
+    std::string worst_brick;
+  };
+
+  RunMonitor(LayerObserver& next, BrickProfiler& profiler) : next_(next), profiler_(profiler) {}
+
+  void on_layer_begin(std::size_t layer_index) override { next_.on_layer_begin(layer_index); }
+  void on_layer_end() override { next_.on_layer_end(); }
+  void on_brick_begin(BrickId id, std::string_view name) override { next_.on_brick_begin(id, name); }
+  void on_brick_end(BrickId id, std::string_view name, const RunReport* report) override {
+    next_.on_brick_end(id, name, report);
+    if (report == nullptr || index(id) >= kBrickIdCount) return;
+    Kind& kind = kinds_[index(id)];
+    if (kind.runs++ == 0 && report->metrics.budget_us_per_token > 0 && !profiler_.budget(id)) {
+      profiler_.set_budget(id, TokenBudget::from_us_per_token(report->metrics.budget_us_per_token));
+    }
+    if (!report->metrics.budget_met) ++kind.over_budget;
+    if (report->metrics.utilisation > kind.worst_utilisation) {
+      kind.worst_utilisation = report->metrics.utilisation;
+      kind.worst_brick = std::string(report->brick);
+    }
+    for (const AssertionOutcome& outcome : report->assertions) {
+      if (outcome.evaluated && !outcome.passed) {
+        ++failed_;
+        if (first_failure_.empty()) first_failure_ = fmt::format("{}: {} {}", report->brick, outcome.name, outcome.summary());
+      }
+    }
   }
-  const double us_per_token = static_cast<double>(stats.total_ns()) / 1e3 /
-                              static_cast<double>(std::max<std::uint64_t>(stats.runs(), 1));
-  const auto slowest = std::max_element(
-      stats.members().begin(), stats.members().end(),
-      [](const MemberStats& a, const MemberStats& b) { return a.total_ns < b.total_ns; });
-  fmt::print(
-      "\nlayer: {:.1f} us/token ({:.1f} tokens/s); most time in {} ({:.0f}%)\n", us_per_token,
-      1e6 / us_per_token, slowest->name,
-      100.0 * static_cast<double>(slowest->total_ns) / static_cast<double>(stats.total_ns()));
-  fmt::print("verify: {} bricks, {} assertions, {} failed", verified.bricks, verified.assertions,
-             verified.failed);
-  if (!verified.worst_brick.empty()) {
-    fmt::print("; largest gap to the reference {:.2g} absolute, in {} ({})",
-               verified.worst.max_abs_error, verified.worst_brick, verified.worst.name);
+
+  const std::array<Kind, kBrickIdCount>& kinds() const noexcept { return kinds_; }
+  std::uint64_t assertions_failed() const noexcept { return failed_; }
+  const std::string& first_failure() const noexcept { return first_failure_; }
+
+ private:
+  LayerObserver& next_;
+  BrickProfiler& profiler_;
+  std::array<Kind, kBrickIdCount> kinds_{};
+  std::uint64_t failed_ = 0;
+  std::string first_failure_;
+};
+
+const model::LlamaDecoder::LayerTime* slowest_block(const model::LlamaDecoder& decoder) {
+  const auto times = decoder.layer_times();
+  if (times.size() < 3) return nullptr;
+  const auto blocks = times.subspan(1, times.size() - 2);
+  return &*std::max_element(blocks.begin(), blocks.end(),
+                            [](const auto& a, const auto& b) { return a.ns < b.ns; });
+}
+
+double median_block_ns(const model::LlamaDecoder& decoder) {
+  const auto times = decoder.layer_times();
+  std::vector<std::uint64_t> ns;
+  for (std::size_t i = 1; i + 1 < times.size(); ++i) ns.push_back(times[i].ns);
+  if (ns.empty()) return 0.0;
+  std::nth_element(ns.begin(), ns.begin() + static_cast<std::ptrdiff_t>(ns.size() / 2), ns.end());
+  return static_cast<double>(ns[ns.size() / 2]);
+}
+
+struct Run {
+  const model::LlamaModel& model;
+  const model::LlamaDecoder& decoder;
+  const model::Generation& generation;
+  const VerifySummary& verified;
+  const BrickProfiler& profiler;
+  const RunMonitor& monitor;
+  std::string text;
+  double load_ms;
+  std::size_t threads;
+};
+
+void print_report(const RunOptions& o, const Run& r) {
+  const auto& t = r.generation.timings;
+  const double weight_bytes = r.model.weights().bytes();
+  fmt::print("\n\n");
+  fmt::print("load:    {:10.2f} ms\n", r.load_ms);
+  fmt::print("prompt:  {:10.2f} ms / {:4} tokens ({:8.2f} ms per token, {:9.2f} tokens per second)\n", t.prompt_ms,
+             t.prompt_tokens, t.prompt_tokens ? t.prompt_ms / static_cast<double>(t.prompt_tokens) : 0.0,
+             t.prompt_tokens_per_s());
+  fmt::print("decode:  {:10.2f} ms / {:4} runs   ({:8.2f} ms per token, {:9.2f} tokens per second)", t.decode_ms,
+             t.decoded_tokens, t.decoded_tokens ? t.decode_ms / static_cast<double>(t.decoded_tokens) : 0.0,
+             t.decode_tokens_per_s());
+  if (t.decoded_tokens > 0) {
+    fmt::print(", weights read at {:.1f} GB/s", weight_bytes * t.decode_tokens_per_s() / 1e9);
+  }
+  fmt::print("\nsample:  {:10.2f} ms / {:4} tokens\n", t.sample_ms, r.generation.steps.size());
+  if (o.profile) fmt::print("\n{}", r.profiler.summary());
+  if (const auto* slowest = slowest_block(r.decoder); slowest && slowest->runs > 0) {
+    const double median = median_block_ns(r.decoder);
+    fmt::print("slowest block: {} at {:.1f} us per run ({:+.1f}% against the median block)\n", slowest->layer,
+               static_cast<double>(slowest->ns) / 1e3 / static_cast<double>(slowest->runs),
+               median > 0 ? 100.0 * (static_cast<double>(slowest->ns) / median - 1.0) : 0.0);
+  }
+  std::string over;
+  for (BrickId id : all_brick_ids()) {
+    const RunMonitor::Kind& kind = r.monitor.kinds()[index(id)];
+    if (kind.over_budget > 0) {
+      over += fmt::format("{}{} {}/{} (worst {:.0f}%, {})", over.empty() ? "" : "; ", name(id), kind.over_budget,
+                          kind.runs, 100.0 * kind.worst_utilisation, kind.worst_brick);
+    }
+  }
+  fmt::print("budgets at {:g} GB/s: {}\n", o.budget_gb_per_second,
+             over.empty() ? "every brick run within its budget" : "runs over budget: " + over);
+  if (r.monitor.assertions_failed() > 0) {
+    fmt::print("checks: {} assertions failed during the run; the first: {}\n", r.monitor.assertions_failed(),
+               r.monitor.first_failure());
+  }
+  const VerifySummary& v = r.verified;
+  fmt::print("verify: {} bricks, {} assertions, {} failed", v.bricks, v.assertions, v.failed);
+  if (!v.worst_brick.empty()) {
+    fmt::print("; largest gap to the reference {:.2g} absolute, in {} ({})", v.worst.max_abs_error, v.worst_brick,
+               v.worst.name);
   }
   fmt::print("\n");
-  for (const std::string& failure : verified.failures) fmt::print("  {}\n", failure);
+  for (const std::string& failure : v.failures) fmt::print("  {}\n", failure);
 }
 
-void print_json(const RunOptions& options, const model::DecoderLayer& layer,
-                const LayerRunStats& stats, const VerifySummary& verified) {
-  nlohmann::json bricks = nlohmann::json::array();
-  for (const MemberStats& m : stats.members()) {
-    bricks.push_back({{"name", m.name},
-                      {"id", name(m.id)},
-                      {"backend", name(m.backend)},
-                      {"calls", m.calls},
-                      {"total_ns", m.total_ns},
-                      {"tokens", m.tokens},
-                      {"us_per_token", m.us_per_token()},
-                      {"tokens_per_second", m.tokens_per_second()},
-                      {"gb_per_second", m.gb_per_second()},
-                      {"gflops_per_second", m.gflops_per_second()},
-                      {"budget_us_per_token", m.budget_us_per_token()},
-                      {"utilisation", m.utilisation()},
-                      {"assertions_checked", m.assertions_checked},
-                      {"assertions_failed", m.assertions_failed}});
+void print_json(const RunOptions& o, const Run& r) {
+  const auto& t = r.generation.timings;
+  nlohmann::json out = {
+      {"prompt", r.generation.prompt},
+      {"generated", r.generation.generated},
+      {"text", r.text},
+      {"timings",
+       {{"load_ms", r.load_ms},
+        {"prompt_ms", t.prompt_ms},
+        {"prompt_tokens_per_s", t.prompt_tokens_per_s()},
+        {"decode_ms", t.decode_ms},
+        {"decode_tokens_per_s", t.decode_tokens_per_s()}}},
+      {"profile", o.profile ? nlohmann::json::parse(r.profiler.to_json()) : nlohmann::json(nullptr)},
+      {"verify",
+       {{"bricks", r.verified.bricks},
+        {"assertions", r.verified.assertions},
+        {"failed", r.verified.failed},
+        {"failures", r.verified.failures}}},
+  };
+  if (o.top_logits > 0) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const model::GenerationStep& step : r.generation.steps) {
+      nlohmann::json top = nlohmann::json::array();
+      for (const model::TopLogit& l : step.top) top.push_back({{"id", l.id}, {"logit", l.logit}});
+      steps.push_back({{"token", step.predicted}, {"top", top}});
+    }
+    out["steps"] = steps;
   }
-  const auto& s = options.shape;
-  const nlohmann::json out = {{"schema", "brick.run/1"},
-                              {"shape",
-                               {{"hidden", s.hidden},
-                                {"heads", s.n_heads},
-                                {"kv_heads", s.n_kv_heads},
-                                {"ffn", s.ffn},
-                                {"context", s.context}}},
-                              {"backend", name(layer.backend())},
-                              {"tokens", options.tokens},
-                              {"total_ns", stats.total_ns()},
-                              {"bricks", bricks},
-                              {"verify",
-                               {{"bricks", verified.bricks},
-                                {"assertions", verified.assertions},
-                                {"failed", verified.failed},
-                                {"failures", verified.failures}}}};
-  fmt::print("{}\n", out.dump(2));
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void run(const RunOptions& options) {
-  const auto backend = parse_backend(options.backend);
-  model::DecoderOptions decoder;
-  decoder.backend = *backend;
-  decoder.bandwidth_budget = ByteBudget::from_gb_per_second(options.budget_gb_per_second);
-  decoder.policy.checks = parse_checks(options.checks);
-  const model::SyntheticWeights weights(options.shape, options.seed);
-  model::DecoderLayer layer(options.shape, weights.view(), decoder);
+void run(const RunOptions& o) {
+  for (const auto& [path, flag] : {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
+                                   std::pair{o.prometheus_path, "--prometheus"}}) {
+    require_writable(path, flag);
+  }
+  const Backend backend = *parse_backend(o.backend);
+  const std::size_t threads = thread_count(o.threads);
+  const std::filesystem::path path = o.model.empty() ? default_model(threads) : std::filesystem::path(o.model);
+  o.sampling.validate();
+
+  const auto load_start = std::chrono::steady_clock::now();
+  const model::LlamaModel model = model::LlamaModel::open(path);
+  const model::LlamaConfig& config = model.config();
+  model::LlamaOptions options;
+  options.backend = backend;
+  options.policy.checks = parse_checks(o.checks);
+  options.kv_type = o.kv_type == "f32" ? KvType::F32 : KvType::F16;
+  options.n_ctx = o.ctx > 0 ? o.ctx : std::min(config.n_ctx_train, kDefaultContextCap);
+  options.bandwidth_budget = ByteBudget::from_gb_per_second(o.budget_gb_per_second);
+  require_memory(model, options.n_ctx, options.kv_type);
+  ThreadPool pool(threads);
+  model::LlamaDecoder decoder(config, model.weights(), pool, options);
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+
+  const model::Tokenizer tokenizer(model.vocab());
+  const std::vector<model::TokenId> prompt =
+      o.prompt_tokens.empty() ? tokenizer.encode(o.prompt) : parse_ids(o.prompt_tokens, "--prompt-tokens");
+  if (prompt.empty()) throw InvalidArgument("the prompt is empty: give --prompt TEXT or --prompt-tokens IDS");
+  model::GenerationParams params;
+  params.n_predict = o.n_predict;
+  params.sampling = o.sampling;
+  params.force = parse_ids(o.force_tokens, "--force-tokens");
+  params.top_logits = o.top_logits;
+  params.stop_token = model.vocab().special().eos;
 
   ProfilerOptions profiler_options;
-  profiler_options.sync_mode = *parse_sync_mode(options.sync);
-  profiler_options.enabled = options.profile;
-  profiler_options.trace_capacity_per_thread =
-      options.trace_path.empty() ? 0 : options.trace_events;
+  profiler_options.sync_mode = *parse_sync_mode(o.sync);
+  profiler_options.enabled = o.profile;
+  profiler_options.trace_capacity_per_thread = o.trace_path.empty() ? 0 : o.trace_events;
   BrickProfiler profiler(profiler_options);
   profiler.set_thread_name("decoder");
-  ProfilingObserver observer(profiler);
+  ProfilingObserver profiling(profiler);
+  RunMonitor monitor(profiling, profiler);
 
-  // The first token is a unit-scale hidden state; each later token is the layer's previous output,
-  // as if the same layer were stacked.
-  std::vector<float> x(options.shape.hidden);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
-  LayerRunStats stats;
-  bool failed = false;
-  for (std::size_t token = 0; token < options.tokens; ++token) {
-    const auto report = layer.step(x, token, &observer);
-    if (!report) {
-      fmt::print(stderr, "brick run: {}\n", message(report.error()));
-      failed = true;
-      break;
-    }
-    stats.add(*report);
-    profiler.add_tokens(1);
-    std::copy(layer.output().begin(), layer.output().end(), x.begin());
+  if (!o.json) {
+    fmt::print(stderr,
+               "brick run: {} (llama, {} layers, embd {}, {} heads / {} kv, ffn {}, vocab {}; {}, {:.1f} MB of "
+               "weights)\n",
+               model.name(), config.n_layer, config.n_embd, config.n_head, config.n_head_kv, config.n_ff,
+               config.n_vocab, model.file_type() ? model::name(*model.file_type()) : "mixed types",
+               model.weights().bytes() / 1e6);
+    fmt::print(stderr, "backend {}, {} threads, context {} ({} KV), {} bricks per token, checks {}\n\n",
+               name(decoder.backend()), pool.size(), options.n_ctx, o.kv_type, decoder.brick_count(), o.checks);
+    fmt::print("{}", o.prompt_tokens.empty() ? o.prompt : tokenizer.decode(prompt));
+    std::fflush(stdout);
   }
-  const VerifySummary verified = summarize(layer.verify());
-  const double weight_mb = static_cast<double>(weights.view().bytes()) / 1e6;
-  for (const MemberStats& m : stats.members()) {
-    if (!profiler.budget(m.id)) {
-      profiler.set_budget(m.id, TokenBudget::from_us_per_token(m.budget_us_per_token()));
+  std::string text;
+  const auto on_token = [&](model::TokenId id) {
+    const std::string piece = tokenizer.piece(id);
+    text += piece;
+    if (!o.json) {
+      fmt::print("{}", piece);
+      std::fflush(stdout);
     }
+  };
+  const auto generation = model::generate(decoder, prompt, params, on_token, &monitor);
+  profiler.add_tokens(decoder.n_past());
+  if (!generation) {
+    fmt::print(stderr, "\nbrick run: {}\n", message(generation.error()));
+    set_exit_code(2);
+    return;
   }
-  if (options.json) {
-    print_json(options, layer, stats, verified);
+  const VerifySummary verified = summarize(decoder.verify());
+  const Run report{model, decoder, *generation, verified, profiler, monitor, text, load_ms, pool.size()};
+  if (o.json) {
+    print_json(o, report);
   } else {
-    print_table(options, layer, stats, verified, weight_mb);
-    if (options.profile) fmt::print("\n{}", profiler.summary());
+    print_report(o, report);
   }
-  if (!options.trace_path.empty()) profiler.write_chrome_trace(options.trace_path);
-  if (!options.profile_json_path.empty()) profiler.write_json(options.profile_json_path);
-  if (!options.prometheus_path.empty()) profiler.write_prometheus(options.prometheus_path);
-  const bool any_failed = std::any_of(stats.members().begin(), stats.members().end(),
-                                      [](const MemberStats& m) { return m.assertions_failed > 0; });
-  if (failed || any_failed || verified.failed > 0) set_exit_code(2);
+  if (!o.trace_path.empty()) profiler.write_chrome_trace(o.trace_path);
+  if (!o.profile_json_path.empty()) profiler.write_json(o.profile_json_path);
+  if (!o.prometheus_path.empty()) profiler.write_prometheus(o.prometheus_path);
+  if (verified.failed > 0 || monitor.assertions_failed() > 0) set_exit_code(2);
 }
 
 }  // namespace
 
 void add_run_command(CLI::App& app) {
-  auto options = std::make_shared<RunOptions>();
+  auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand(
-      "run", "Run a decoder layer built from bricks on synthetic weights, profiled and verified");
-  cmd->add_option("-n,--tokens", options->tokens, "Tokens to run through the layer")
+      "run", "Generate text with a llama GGUF (default: a synthetic model) on bricks, profiled and verified");
+  cmd->add_option("model", o->model, "A llama GGUF file (default: the small synthetic model, made on first use)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-n,--n-predict", o->n_predict, "Tokens to generate (0: evaluate the prompt only)")
+      ->capture_default_str();
+  cmd->add_option("-p,--prompt", o->prompt, "The prompt text")->capture_default_str();
+  cmd->add_option("--prompt-tokens", o->prompt_tokens, "The prompt as token ids (1,15,27), instead of text");
+  cmd->add_option("--force-tokens", o->force_tokens,
+                  "Feed these ids instead of the sampled ones (teacher forcing); steps still report predictions");
+  cmd->add_option("--top-logits", o->top_logits, "Report the K highest logits of every step (--json: steps)");
+  cmd->add_option("-t,--threads", o->threads, "Threads (default: the physical cores; clamped to the usable CPUs)");
+  cmd->add_option("-c,--ctx", o->ctx, "Context positions (default: the model's, at most 4096)");
+  cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")->capture_default_str();
+  cmd->add_option("--top-k", o->sampling.top_k, "Top-k (0: off)")->capture_default_str();
+  cmd->add_option("--top-p", o->sampling.top_p, "Top-p (1: off)")->capture_default_str();
+  cmd->add_option("--min-p", o->sampling.min_p, "Min-p (0: off)")->capture_default_str();
+  cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty (1: off)")
+      ->capture_default_str();
+  cmd->add_option("--repeat-last-n", o->sampling.repeat_last_n, "Tokens the penalty looks back on")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->sampling.seed, "Sampling seed")->capture_default_str();
+  cmd->add_option("--kv-type", o->kv_type, "KV cache cells: f16 (as llama.cpp) or f32")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--hidden", options->shape.hidden, "Hidden size")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", options->shape.n_heads, "Attention heads")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--kv-heads", options->shape.n_kv_heads, "Key/value heads (GQA)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--ffn", options->shape.ffn, "Feed-forward size")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--context", options->shape.context, "Cached positions each query attends to")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("-b,--backend", options->backend, "auto, scalar, avx2 or avx512")
+      ->check(CLI::IsMember({"f16", "f32"}));
+  cmd->add_option("-b,--backend", o->backend, "auto, scalar, avx2 or avx512")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}, CLI::ignore_case));
-  cmd->add_option("--budget-gbps", options->budget_gb_per_second,
+  cmd->add_option("--budget-gbps", o->budget_gb_per_second,
                   "Each brick's budget: the time its bytes take at this bandwidth")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--checks", options->checks,
-                  "Assertions on every call: cheap (finite, bounds), all (also equivalence), none")
+  cmd->add_option("--checks", o->checks,
+                  "Assertions on every call: cheap (finite, bounds), all (also equivalence), none; every brick "
+                  "is verified on its last call after the run either way")
       ->capture_default_str()
       ->check(CLI::IsMember({"cheap", "all", "none"}));
-  cmd->add_option("--seed", options->seed, "Seed of the synthetic weights")->capture_default_str();
-  cmd->add_flag("--json", options->json, "Machine-readable output");
-  cmd->add_option("--sync", options->sync,
-                  "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->add_option("--sync", o->sync, "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
       ->capture_default_str()
       ->check(CLI::IsMember({"eager", "deferred"}));
-  cmd->add_flag("!--no-profile", options->profile, "Run with the profiler disabled");
-  cmd->add_option("--trace", options->trace_path,
-                  "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
-  cmd->add_option("--trace-events", options->trace_events,
-                  "Trace events kept; later ones are counted as dropped")
+  cmd->add_flag("!--no-profile", o->profile, "Run with the profiler disabled");
+  cmd->add_option("--trace", o->trace_path, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
+  cmd->add_option("--trace-events", o->trace_events, "Trace events kept; later ones are counted as dropped")
       ->capture_default_str();
-  cmd->add_option("--profile-json", options->profile_json_path, "Write the profile as JSON");
-  cmd->add_option("--prometheus", options->prometheus_path,
-                  "Write the profile in Prometheus text format");
-  cmd->callback([options] { run(*options); });
+  cmd->add_option("--profile-json", o->profile_json_path, "Write the profile as JSON");
+  cmd->add_option("--prometheus", o->prometheus_path, "Write the profile in Prometheus text format");
+  cmd->callback([o] { run(*o); });
 }
 
 }  // namespace brick::cli

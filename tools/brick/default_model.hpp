@@ -1,0 +1,12 @@
+#pragma once
+// The model `brick run` uses when given none: the gen-model "small" preset, generated on first use
+// into the user's cache folder ($XDG_CACHE_HOME/brick, else ~/.cache/brick) and reused afterwards.
+#include <filesystem>
+
+namespace brick::cli {
+
+// The default model's path, generating it first (with a progress bar) when it is not there yet.
+// IoError when no cache folder can be found or created.
+std::filesystem::path default_model(std::size_t threads);
+
+}  // namespace brick::cli

@@ -2,15 +2,18 @@
 // prints one JSON object, so tests and benchmarks can compare Brick with llama.cpp step by step.
 //
 //   node llama_cpp_run.mjs '{"model": "m.gguf", "prompt": [1, 15, 27], "n": 32, "threads": 1,
-//                            "context": 512, "top": 8, "force": [ ... ] }'
+//                            "context": 512, "top": 8, "force": [ ... ], "text": "..." }'
+//   node llama_cpp_run.mjs @request.json      (the same object, read from a file)
 //
 // The prompt is evaluated in one batch; then n tokens are generated greedily, one per evaluation.
 // With "force", the i-th forced id is fed instead of the i-th prediction (teacher forcing), while
 // "steps" still reports what the model predicted. Each step's "top" holds the `top` most probable
 // ids with logits relative to the top one (log(p_i / p_top) = logit_i - logit_top: llama.cpp
 // reports a softmax of the raw logits). "perf" holds llama.cpp's own llama_perf_context_print
-// lines. Flash attention is off and the CPU is used alone: the numerics then follow
+// lines. With "text", "tokens" holds llama.cpp's tokenization of it (special tokens not parsed, no
+// BOS added). Flash attention is off and the CPU is used alone: the numerics then follow
 // ../../../shared/llama-cpp-e2e.md.
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -18,8 +21,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const oracle = process.env.BRICK_LLAMA_CPP_DIR ?? path.join(here, "..", "..", ".oracle", "node_modules", "node-llama-cpp");
 const { getLlama, LlamaLogLevel } = await import(pathToFileURL(path.join(oracle, "dist", "index.js")).href);
 
-const args = JSON.parse(process.argv[2] ?? "{}");
-const { model, prompt, n = 0, threads = 1, context = 512, top = 8, force = null } = args;
+const request = process.argv[2] ?? "{}";
+const args = JSON.parse(request.startsWith("@") ? fs.readFileSync(request.slice(1), "utf8") : request);
+const { model, prompt, n = 0, threads = 1, context = 512, top = 8, force = null, text = null } = args;
 if (!model || !Array.isArray(prompt) || prompt.length === 0) {
   console.error("usage: node llama_cpp_run.mjs '{\"model\": PATH, \"prompt\": [ids...], \"n\": N}'");
   process.exit(2);
@@ -42,6 +46,7 @@ const ctx = await llm.createContext({
 });
 const loadMs = performance.now() - loadStart;
 const seq = ctx.getSequence();
+const tokens = text === null ? null : [...llm.tokenize(text, false)];
 
 function step(result) {
   const probabilities = [...result.next.probabilities.entries()].slice(0, top);
@@ -70,7 +75,7 @@ for (let i = 0; i < n; ++i) {
 const decodeMs = performance.now() - decodeStart;
 await ctx.printTimings();
 console.log(JSON.stringify({
-  prompt, generated, steps, perf,
+  prompt, generated, steps, perf, tokens,
   timings: { load_ms: loadMs, prompt_ms: promptMs, decode_ms: decodeMs },
 }));
 await ctx.dispose();

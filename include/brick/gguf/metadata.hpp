@@ -8,6 +8,7 @@
 // Types are strict, as llama.cpp's loader is: a key stored as i32 is not read as u32.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,8 +80,14 @@ class Metadata {
   [[noreturn]] static void throw_wrong_type(std::string_view key, const Value& value, ValueType wanted);
   [[noreturn]] static void throw_wrong_element_type(std::string_view key, const Array& array, ValueType wanted);
 
+  // Looks keys up by string_view without building a std::string.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const noexcept { return std::hash<std::string_view>{}(key); }
+  };
+
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>> index_;  // key -> place in entries_
 };
 
 }  // namespace brick::gguf

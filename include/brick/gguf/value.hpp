@@ -2,9 +2,12 @@
 // A GGUF metadata value: one of the format's twelve scalar and string types, or an array of them
 // (arrays of arrays included). The alternative index of Value::Storage and Array::Storage is the
 // GGUF type id, so a value read from a file keeps the exact type it was written with.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,7 +32,8 @@ enum class ValueType : std::uint32_t {
 
 inline constexpr std::uint32_t kValueTypeCount = 13;
 
-// "u8", "i32", "f32", "bool", "string", "array", ... (ggml's gguf_type_name spelling).
+// "u8", "i32", "f32", "bool", "str", "arr", ... (ggml's gguf_type_name spelling); "unknown" for an
+// id GGUF does not define.
 std::string_view name(ValueType type) noexcept;
 
 // A GGUF bool: one byte, 0 or 1 (a distinct type, so that std::vector<Bool> is a plain array).

@@ -2,13 +2,15 @@
 // off, 1 thread, greedy): the tokenizer gives the same ids, 32 greedy tokens are identical, and with
 // both engines fed the same forced tokens, every step's top-1 is the same and the top logits
 // relative to it agree within kRelativeLogitTolerance. One synthetic model per shape and type: MHA,
-// GQA 4:1, tied output, Q4_K_M, Q5_K_M, Q6_K, Q8_0, F16.
+// GQA 4:1, tied output, Q4_K_M, Q5_K_M, Q6_K, Q8_0, F16. BRICK_E2E_VERBOSE=1 prints every step's
+// largest relative logit difference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "brick/model/generation.hpp"
@@ -22,12 +24,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// llama.cpp and Brick sum the same products in other orders (and ggml's expf is not libm's), so
-// logits differ in the last bits; a Q8_K rounding that flips under that noise moves a relative
-// logit by up to ~0.5 on a random model (../shared/llama-cpp-e2e.md), rarely.
-constexpr double kRelativeLogitTolerance = 0.6;
-constexpr double kTypicalTolerance = 2e-3;   // what most steps stay within
-constexpr double kTypicalFraction = 0.9;     // ... at least this share of them
+// llama.cpp and Brick sum the same products in other orders: ggml's F16 dots keep float lanes for
+// whole 64-value steps and a double for the rest, its prompt batches go through llamafile's
+// tinyBLAS, and its expf is not libm's. F32 and GQA models then agree to ~1e-7 in relative logits,
+// MHA ones to ~3e-5. Quantizing an activation to Q8_K turns such noise into a flipped rounding now
+// and then, which moves relative logits by ~1e-2 on the small random models here, and by up to
+// ~0.5 in rare steps (../shared/llama-cpp-e2e.md).
+constexpr double kRelativeLogitTolerance = 0.6;  // every step
+constexpr double kTypicalTolerance = 0.05;       // what most steps stay within
+constexpr double kTypicalFraction = 0.9;         // ... at least this share of them
 constexpr std::size_t kTokens = 32;
 constexpr std::size_t kContext = 128;
 
@@ -38,16 +43,18 @@ struct Shape {
   bool tied;
 };
 
+fs::path folder() { return fs::temp_directory_path() / fmt::format("brick-e2e-{}", getpid()); }
+
+// The models are written once per process and removed at its end.
+class ModelFolder : public ::testing::Environment {
+ public:
+  void SetUp() override { fs::create_directories(folder()); }
+  void TearDown() override { fs::remove_all(folder()); }
+};
+const auto* const kModelFolder = ::testing::AddGlobalTestEnvironment(new ModelFolder);
+
 class LlamaCppE2e : public ::testing::TestWithParam<Shape> {
  protected:
-  static fs::path folder() {
-    static const fs::path path = [] {
-      fs::path p = fs::temp_directory_path() / fmt::format("brick-e2e-{}", getpid());
-      fs::create_directories(p);
-      return p;
-    }();
-    return path;
-  }
 
   fs::path model_file() const {
     const Shape& s = GetParam();
@@ -74,7 +81,11 @@ TEST_P(LlamaCppE2e, TokenizerGivesLlamaCppsIds) {
   const LlamaModel model = LlamaModel::open(path);
   const Tokenizer tokenizer(model.vocab());
   for (const char* text : {"Once upon a time", "the quick brown fox, 12 jumps!", "  two  spaces", "ünïcode ☃ bytes"}) {
-    test::LlamaCppRequest request{.model = path, .prompt = {1}, .context = kContext, .text = text};
+    test::LlamaCppRequest request;
+    request.model = path;
+    request.prompt = {1};
+    request.context = kContext;
+    request.text = text;
     const test::LlamaCppRun run = test::run_llama_cpp(request);
     EXPECT_EQ(ints(tokenizer.encode(text, false)), run.tokens) << text;
   }
@@ -90,7 +101,11 @@ TEST_P(LlamaCppE2e, GreedyTokensAndForcedLogitsMatchLlamaCpp) {
   options.n_ctx = kContext;
 
   // Greedy.
-  test::LlamaCppRequest request{.model = path, .prompt = ints(prompt), .n = kTokens, .context = kContext};
+  test::LlamaCppRequest request;
+  request.model = path;
+  request.prompt = ints(prompt);
+  request.n = kTokens;
+  request.context = kContext;
   const test::LlamaCppRun greedy = test::run_llama_cpp(request);
   {
     LlamaDecoder decoder(model.config(), model.weights(), pool, options);
@@ -128,6 +143,8 @@ TEST_P(LlamaCppE2e, GreedyTokensAndForcedLogitsMatchLlamaCpp) {
       step_worst = std::max(step_worst, std::abs((logits[static_cast<std::size_t>(id)] - top) - relative));
     }
     EXPECT_LE(step_worst, kRelativeLogitTolerance) << "step " << i;
+    if (std::getenv("BRICK_E2E_VERBOSE")) fmt::print("step {} largest relative logit difference {:.3g}\n", i, step_worst);
+    if (std::getenv("BRICK_E2E_VERBOSE")) fmt::print("step {} worst {:.3g}\n", i, step_worst);
     worst = std::max(worst, step_worst);
     if (step_worst <= kTypicalTolerance) ++typical;
   }

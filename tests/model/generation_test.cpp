@@ -2,6 +2,7 @@
 // still reported, the stop token ends a run, and bad requests fail before anything runs.
 #include "brick/model/generation.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

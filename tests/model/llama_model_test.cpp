@@ -92,7 +92,9 @@ TEST_F(LlamaModelTest, ATiedModelReusesTheEmbeddingAsOutput) {
 }
 
 TEST_F(LlamaModelTest, KeysLlamaCppLeavesOptionalGetItsDefaults) {
-  GgufWriter writer = synthetic_model_writer(tiny());
+  SyntheticModelSpec mha = tiny();
+  mha.n_head_kv = mha.n_head;
+  GgufWriter writer = synthetic_model_writer(mha);
   for (const char* key : {"llama.attention.head_count_kv", "llama.rope.dimension_count", "llama.rope.freq_base",
                           "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.bos_token_id"}) {
     writer.metadata().erase(key);
@@ -160,7 +162,7 @@ TEST_F(LlamaModelTest, RefusesMissingUnknownAndMisshapenTensors) {
   GgufWriter transposed(base.metadata());
   for (const gguf::TensorInfo& t : base.tensors()) {
     if (t.name == "blk.0.attn_k.weight") {
-      transposed.add_tensor(t.name, t.type, {t.ne[1] * 2, t.ne[0] / 2});
+      transposed.add_tensor(t.name, t.type, {t.ne[1], t.ne[0]});
     } else {
       transposed.add_tensor(t.name, t.type, std::span(t.ne.data(), t.n_dims));
     }

@@ -2,6 +2,7 @@
 // for every tensor and the same bytes, for every file type Brick writes.
 #include "brick/model/quantize_model.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

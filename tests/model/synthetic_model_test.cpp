@@ -2,6 +2,7 @@
 // statistics asked for, and files that are the same bytes for a seed whatever the thread count.
 #include "brick/model/synthetic_model.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -48,7 +49,9 @@ TEST(SyntheticVocab, PiecesAreUniqueReachableByMergesAndByteTokensAreAllThere) {
     if (piece.size() > 1 && piece != "\xe2\x96\x81") {
       EXPECT_TRUE(all.count(piece.substr(0, piece.size() - 1))) << piece;
     }
-    if (i > 259) EXPECT_LT(v.scores[i], v.scores[i - 1]);
+    if (i > 259) {
+      EXPECT_LT(v.scores[i], v.scores[i - 1]);
+    }
   }
   const SyntheticVocab again = synthetic_vocab(2000, 3);
   EXPECT_EQ(again.pieces, v.pieces);

@@ -29,31 +29,44 @@ KvWriteOp::KvWriteOp(KvCache& cache, std::string label)
   v16_.resize(cache.shape().row_elements());
 }
 
-OpCost KvWriteOp::cost(const Input&) const noexcept {
-  const auto n = static_cast<double>(cache_->shape().row_elements());
-  return OpCost{1, 2.0 * n, 2.0 * n * (4.0 + static_cast<double>(cache_->shape().element_bytes()))};
+OpCost KvWriteOp::cost(const Input& input) const noexcept {
+  const auto n = static_cast<double>(cache_->shape().row_elements() * input.tokens);
+  return OpCost{input.tokens, 2.0 * n, 2.0 * n * (4.0 + static_cast<double>(cache_->shape().element_bytes()))};
 }
 
 void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) const {
   const std::size_t n = cache_->shape().row_elements();
-  if (input.k.size() != n || input.v.size() != n || out.size() != 2 * n) {
-    throw InvalidArgument(fmt::format("{}: K and V rows of {} values each (and {} outputs) expected; got {}, {} "
-                                      "and {}",
-                                      name(), n, 2 * n, input.k.size(), input.v.size(), out.size()));
+  const std::size_t tokens = input.tokens;
+  const std::size_t k_stride = input.k_stride == 0 ? n : input.k_stride;
+  const std::size_t v_stride = input.v_stride == 0 ? n : input.v_stride;
+  const auto holds = [&](std::span<const float> rows, std::size_t stride) {
+    return stride >= n && rows.size() >= (tokens - 1) * stride + n;
+  };
+  if (tokens == 0 || !holds(input.k, k_stride) || !holds(input.v, v_stride) || out.size() != output_size(input)) {
+    throw InvalidArgument(fmt::format("{}: {} tokens of K and V rows of {} values, {} and {} apart (and {} outputs) "
+                                      "expected; got {} and {} values and {} outputs",
+                                      name(), tokens, n, k_stride, v_stride, output_size(input), input.k.size(),
+                                      input.v.size(), out.size()));
   }
-  const CellIndex cells[1] = {input.cell};
-  if (is_f16(*cache_)) {
-    quant::fp32_to_fp16_row(input.k, k16_, backend);
-    quant::fp32_to_fp16_row(input.v, v16_, backend);
-    cache_->write(input.layer, cells, std::span<const std::uint16_t>(k16_), std::span<const std::uint16_t>(v16_));
-    quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(input.layer, input.cell), out.first(n), backend);
-    quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(input.layer, input.cell), out.last(n), backend);
-  } else {
-    cache_->write(input.layer, cells, input.k, input.v);
-    const auto k = cache_->key_row<float>(input.layer, input.cell);
-    const auto v = cache_->value_row<float>(input.layer, input.cell);
-    std::copy(k.begin(), k.end(), out.begin());
-    std::copy(v.begin(), v.end(), out.begin() + static_cast<std::ptrdiff_t>(n));
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const auto cell = static_cast<CellIndex>(input.cell + t);
+    const CellIndex cells[1] = {cell};
+    const auto k = input.k.subspan(t * k_stride, n);
+    const auto v = input.v.subspan(t * v_stride, n);
+    const auto stored = out.subspan(2 * n * t, 2 * n);
+    if (is_f16(*cache_)) {
+      quant::fp32_to_fp16_row(k, k16_, backend);
+      quant::fp32_to_fp16_row(v, v16_, backend);
+      cache_->write(input.layer, cells, std::span<const std::uint16_t>(k16_), std::span<const std::uint16_t>(v16_));
+      quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(input.layer, cell), stored.first(n), backend);
+      quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(input.layer, cell), stored.last(n), backend);
+    } else {
+      cache_->write(input.layer, cells, k, v);
+      const auto k_row = cache_->key_row<float>(input.layer, cell);
+      const auto v_row = cache_->value_row<float>(input.layer, cell);
+      std::copy(k_row.begin(), k_row.end(), stored.begin());
+      std::copy(v_row.begin(), v_row.end(), stored.begin() + static_cast<std::ptrdiff_t>(n));
+    }
   }
 }
 
@@ -78,51 +91,58 @@ AttentionOp::AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool&
 }
 
 OpCost AttentionOp::cost(const Input& input) const noexcept {
-  const auto n = static_cast<double>(input.cells);
+  // Token t of the batch reads cells - tokens + 1 + t cells.
+  const auto t = static_cast<double>(input.tokens);
+  const double cells_read = t * static_cast<double>(input.cells) - t * (t - 1.0) / 2.0;
   const auto h = static_cast<double>(shape_.n_head);
   const auto d = static_cast<double>(shape_.head_dim);
-  const double kv_bytes = 2.0 * n * static_cast<double>(cache_->shape().row_bytes());
-  // Per head: the scores (2nd), the softmax (~5n), the weighted sum (2nd).
-  return OpCost{1, h * (4.0 * n * d + 5.0 * n), kv_bytes + 8.0 * h * d};
+  const double kv_bytes = 2.0 * static_cast<double>(input.cells) * static_cast<double>(cache_->shape().row_bytes());
+  // Per head and cell: the score (2d), the softmax (~5), the weighted sum (2d).
+  return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
 
 void AttentionOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  const std::size_t d = shape_.head_dim;
-  if (input.q.size() != shape_.n_head * d || out.size() != shape_.n_head * d || input.cells == 0 ||
-      input.cells > cache_->shape().n_cells || input.layer >= cache_->shape().n_layers) {
-    throw InvalidArgument(fmt::format("{}: q of {} values, {} outputs, {} cells of layer {}; expected {} values, "
-                                      "1..{} cells and a layer below {}",
-                                      name(), input.q.size(), out.size(), input.cells, input.layer,
-                                      shape_.n_head * d, cache_->shape().n_cells, cache_->shape().n_layers));
+  const std::size_t width = shape_.n_head * shape_.head_dim;
+  const std::size_t tokens = input.tokens;
+  if (tokens == 0 || input.q.size() % tokens != 0 || input.q.size() / tokens < width || out.size() != tokens * width ||
+      input.cells < tokens || input.cells > cache_->shape().n_cells || input.layer >= cache_->shape().n_layers) {
+    throw InvalidArgument(fmt::format("{}: {} tokens of q in {} values, {} outputs, {} cells of layer {}; expected "
+                                      "rows of at least {} values, {} outputs, {}..{} cells and a layer below {}",
+                                      name(), tokens, input.q.size(), out.size(), input.cells, input.layer, width,
+                                      tokens * width, tokens, cache_->shape().n_cells, cache_->shape().n_layers));
   }
-  pool_->parallel_for(shape_.n_head, [&](Range range, std::size_t slot) {
-    for (std::size_t head = range.begin; head < range.end; ++head) run_head(input, head, out, backend, slot);
+  const std::size_t stride = input.q.size() / tokens;
+  pool_->parallel_for(tokens * shape_.n_head, [&](Range range, std::size_t slot) {
+    for (std::size_t i = range.begin; i < range.end; ++i) {
+      const std::size_t t = i / shape_.n_head;
+      const std::size_t head = i % shape_.n_head;
+      run_head(input.q.subspan(t * stride, width), input.layer, input.cells - tokens + 1 + t,
+               out.subspan(t * width, width), head, backend, slot);
+    }
   });
 }
 
-void AttentionOp::run_head(const Input& input, std::size_t head, std::span<float> out, Backend backend,
-                           std::size_t thread) const {
+void AttentionOp::run_head(std::span<const float> token_q, std::size_t layer, std::size_t n, std::span<float> out,
+                           std::size_t head, Backend backend, std::size_t thread) const {
   const std::size_t d = shape_.head_dim;
-  const std::size_t n = input.cells;
   const std::size_t kv_offset = head / (shape_.n_head / shape_.n_kv_head) * d;
   const bool f16 = is_f16(*cache_);
   Scratch& s = scratch_[thread];
   const std::span<float> q(s.q);
-  std::copy_n(input.q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
+  std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
   if (f16) round_to_f16(q, std::span(s.half).first(d), backend);
 
   // A cell's K or V slice of this head's kv head, as floats.
   const auto row = [&](bool key, std::size_t cell) -> std::span<const float> {
     const auto index = static_cast<CellIndex>(cell);
     if (f16) {
-      const auto half = (key ? cache_->key_row<std::uint16_t>(input.layer, index)
-                             : cache_->value_row<std::uint16_t>(input.layer, index))
+      const auto half = (key ? cache_->key_row<std::uint16_t>(layer, index)
+                             : cache_->value_row<std::uint16_t>(layer, index))
                             .subspan(kv_offset, d);
       quant::fp16_to_fp32_row(half, s.row, backend);
       return s.row;
     }
-    return (key ? cache_->key_row<float>(input.layer, index) : cache_->value_row<float>(input.layer, index))
-        .subspan(kv_offset, d);
+    return (key ? cache_->key_row<float>(layer, index) : cache_->value_row<float>(layer, index)).subspan(kv_offset, d);
   };
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));

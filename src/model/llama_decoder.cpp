@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "brick/core/error.hpp"
 #include "brick/model/attention.hpp"
 #include "brick/ops/elementwise.hpp"
@@ -14,7 +17,8 @@
 namespace brick::model {
 namespace {
 
-// A brick with the standard assertions and a budget of its bytes at the options' bandwidth.
+// A brick with the standard assertions and a budget of its bytes (for one token) at the options'
+// bandwidth.
 template <class Op>
 ComputeBrick<Op> make(Op op, const typename Op::Input& input, const LlamaOptions& options, Backend backend) {
   const double bytes = op.cost(input).bytes;
@@ -30,6 +34,7 @@ KvCacheShape cache_shape(const LlamaConfig& config, const LlamaOptions& options)
     throw InvalidArgument(fmt::format("llama decoder: a context of {} positions; the model allows 1..{}",
                                       options.n_ctx, config.n_ctx_train));
   }
+  if (options.n_batch == 0) throw InvalidArgument("llama decoder: a batch of 0 tokens; it must be at least 1");
   return {config.n_layer, options.n_ctx, config.n_head_kv, config.head_dim(), options.kv_type};
 }
 
@@ -39,34 +44,82 @@ const LlamaConfig& validated(const LlamaConfig& config, const LlamaWeights& weig
   return config;
 }
 
+// Runs one BrickLayer and adds its time to `time`.
+Result<LayerReport> run_layer(BrickLayer& layer, LayerObserver* observer, std::size_t index,
+                              LlamaDecoder::LayerTime& time) {
+  auto report = layer.run(observer, index);
+  if (report) {
+    time.ns += report->total_ns;
+    ++time.runs;
+  }
+  return report;
+}
+
 }  // namespace
 
+// The activations of a block for up to `capacity` tokens, token-major (row t of each buffer is
+// token t's).
+struct LlamaDecoder::Buffers {
+  std::size_t capacity;
+  std::vector<float> xn, qkv, qk_rot, kv, attn, o, h, hn, act, down, out;
+
+  Buffers(const LlamaConfig& c, std::size_t tokens)
+      : capacity(tokens),
+        xn(tokens * c.n_embd),
+        qkv(tokens * (c.n_embd + 2 * c.kv_dim())),
+        qk_rot(tokens * (c.n_embd + c.kv_dim())),
+        kv(tokens * 2 * c.kv_dim()),
+        attn(tokens * c.n_embd),
+        o(tokens * c.n_embd),
+        h(tokens * c.n_embd),
+        hn(tokens * c.n_embd),
+        act(tokens * c.n_ff),
+        down(tokens * c.n_embd),
+        out(tokens * c.n_embd) {}
+
+  static std::span<float> rows(std::vector<float>& buffer, std::size_t tokens, std::size_t width) {
+    return std::span(buffer).first(tokens * width);
+  }
+};
+
 struct LlamaDecoder::Embedding {
-  quant::EmbeddingOp::Input input;
+  std::vector<float> own;  // one token
+  std::vector<TokenId> tokens{0};  // the ids of the last run
+  quant::EmbeddingOp::Input input{tokens};
+  std::span<float> output;
   ComputeBrick<quant::EmbeddingOp> brick;
   BrickLayer layer{"embedding"};
 
-  Embedding(const LlamaWeights& w, std::span<float> out, const LlamaOptions& options, Backend backend)
-      : brick(make(quant::EmbeddingOp(w.token_embd), input, options, backend)) {
-    layer.add(brick, input, out);
+  Embedding(const LlamaWeights& w, const LlamaOptions& options, Backend backend)
+      : own(w.token_embd.cols()), output(own), brick(make(quant::EmbeddingOp(w.token_embd), input, options, backend)) {
+    layer.add(brick, input, &output);
   }
 };
 
 struct LlamaDecoder::Block {
-  std::vector<float> xn, qkv, qk_rot, kv, attn, o, h, hn, act, down, out;
+  struct Inputs {
+    ops::RmsNormOp::Input attn_norm;
+    quant::FusedQKVOp::Input qkv;
+    ops::RopeOp::Input rope;
+    KvWriteOp::Input kv;
+    AttentionOp::Input attention;
+    quant::ProjectionOp::Input wo;
+    ops::AddOp::Input attn_residual;
+    ops::RmsNormOp::Input ffn_norm;
+    quant::FusedGateUpOp::Input gate_up;
+    quant::ProjectionOp::Input down;
+    ops::AddOp::Input ffn_residual;
+  };
+  struct Outputs {
+    std::span<float> xn, qkv, qk_rot, kv, attn, o, h, hn, act, down, out;
+  };
 
-  ops::RmsNormOp::Input attn_norm_in;
-  quant::FusedQKVOp::Input qkv_in;
-  ops::RopeOp::Input rope_in;
-  KvWriteOp::Input kv_in;
-  AttentionOp::Input attention_in;
-  quant::ProjectionOp::Input wo_in;
-  ops::AddOp::Input attn_residual_in;
-  ops::RmsNormOp::Input ffn_norm_in;
-  quant::FusedGateUpOp::Input gate_up_in;
-  quant::ProjectionOp::Input down_in;
-  ops::AddOp::Input ffn_residual_in;
-
+  std::size_t index;
+  const LlamaConfig& c;
+  const LlamaLayerWeights& w;
+  Buffers own;  // one token
+  Outputs outputs;
+  Inputs in;
   std::deque<std::function<VerifyReport()>> verifiers;
   BrickLayer layer;
 
@@ -82,75 +135,74 @@ struct LlamaDecoder::Block {
   ComputeBrick<quant::ProjectionOp> ffn_down;
   ComputeBrick<ops::AddOp> ffn_residual;
 
-  Block(std::size_t index, const LlamaConfig& c, const LlamaLayerWeights& w, std::span<const float> x,
+  Block(std::size_t i, const LlamaConfig& config, const LlamaLayerWeights& weights, std::span<const float> x,
         KvCache& cache, ThreadPool& pool, const LlamaOptions& options, Backend backend)
-      : xn(c.n_embd),
-        qkv(c.n_embd + 2 * c.kv_dim()),
-        qk_rot(c.n_embd + c.kv_dim()),
-        kv(2 * c.kv_dim()),
-        attn(c.n_embd),
-        o(c.n_embd),
-        h(c.n_embd),
-        hn(c.n_embd),
-        act(c.n_ff),
-        down(c.n_embd),
-        out(c.n_embd),
-        attn_norm_in{x, w.attn_norm, c.rms_eps},
-        qkv_in{xn},
-        rope_in{std::span<const float>(qkv).first(qk_rot.size()),
-                {c.head_dim(), 0, c.rope_freq_base, ops::RopeLayout::Normal}},
-        kv_in{std::span<const float>(qk_rot).subspan(c.n_embd), std::span<const float>(qkv).subspan(qk_rot.size()),
-              index, 0},
-        attention_in{std::span<const float>(qk_rot).first(c.n_embd), index, 1},
-        wo_in{attn},
-        attn_residual_in{x, o},
-        ffn_norm_in{h, w.ffn_norm, c.rms_eps},
-        gate_up_in{hn},
-        down_in{act},
-        ffn_residual_in{h, down},
-        layer(fmt::format("blk.{}", index)),
-        attn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(index, "attn_norm")), attn_norm_in, options,
-                       backend)),
-        qkv_proj(make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool), qkv_in,
-                      options, backend)),
-        rope(make(ops::RopeOp(BrickId::RopeEmbedding, block_name(index, "rope")), rope_in, options, backend)),
-        kv_write(make(KvWriteOp(cache, block_name(index, "kv_write")), kv_in, options, backend)),
-        attention(make(AttentionOp(cache, {c.n_head, c.n_head_kv, c.head_dim()}, pool, block_name(index, "attention")),
-                       attention_in, options, backend)),
-        wo(make(quant::ProjectionOp(BrickId::OutputProjection, block_name(index, "attn_output"), w.wo, pool), wo_in,
-                options, backend)),
-        attn_residual(make(ops::AddOp(BrickId::Residual, block_name(index, "attn_residual")), attn_residual_in,
-                           options, backend)),
-        ffn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(index, "ffn_norm")), ffn_norm_in, options,
+      : index(i),
+        c(config),
+        w(weights),
+        own(config, 1),
+        layer(fmt::format("blk.{}", i)),
+        attn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "attn_norm")), bind(own, x, 1, 0, 0).attn_norm,
+                       options, backend)),
+        qkv_proj(make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool), in.qkv, options,
                       backend)),
-        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool), gate_up_in, options, backend)),
-        ffn_down(make(quant::ProjectionOp(BrickId::DownProjection, block_name(index, "ffn_down"), w.down, pool),
-                      down_in, options, backend)),
-        ffn_residual(make(ops::AddOp(BrickId::Residual, block_name(index, "ffn_residual")), ffn_residual_in, options,
+        rope(make(ops::RopeOp(BrickId::RopeEmbedding, block_name(i, "rope")), in.rope, options, backend)),
+        kv_write(make(KvWriteOp(cache, block_name(i, "kv_write")), in.kv, options, backend)),
+        attention(make(AttentionOp(cache, {c.n_head, c.n_head_kv, c.head_dim()}, pool, block_name(i, "attention")),
+                       in.attention, options, backend)),
+        wo(make(quant::ProjectionOp(BrickId::OutputProjection, block_name(i, "attn_output"), w.wo, pool), in.wo,
+                options, backend)),
+        attn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "attn_residual")), in.attn_residual, options,
+                           backend)),
+        ffn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "ffn_norm")), in.ffn_norm, options, backend)),
+        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool), in.gate_up, options, backend)),
+        ffn_down(make(quant::ProjectionOp(BrickId::DownProjection, block_name(i, "ffn_down"), w.down, pool), in.down,
+                      options, backend)),
+        ffn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "ffn_residual")), in.ffn_residual, options,
                           backend)) {
-    add(attn_norm, attn_norm_in, xn);
-    add(qkv_proj, qkv_in, qkv);
-    add(rope, rope_in, qk_rot);
-    add(kv_write, kv_in, kv);
-    add(attention, attention_in, attn);
-    add(wo, wo_in, o);
-    add(attn_residual, attn_residual_in, h);
-    add(ffn_norm, ffn_norm_in, hn);
-    add(gate_up, gate_up_in, act);
-    add(ffn_down, down_in, down);
-    add(ffn_residual, ffn_residual_in, out);
+    add(attn_norm, in.attn_norm, outputs.xn);
+    add(qkv_proj, in.qkv, outputs.qkv);
+    add(rope, in.rope, outputs.qk_rot);
+    add(kv_write, in.kv, outputs.kv);
+    add(attention, in.attention, outputs.attn);
+    add(wo, in.wo, outputs.o);
+    add(attn_residual, in.attn_residual, outputs.h);
+    add(ffn_norm, in.ffn_norm, outputs.hn);
+    add(gate_up, in.gate_up, outputs.act);
+    add(ffn_down, in.down, outputs.down);
+    add(ffn_residual, in.ffn_residual, outputs.out);
   }
 
   template <class Op>
-  void add(ComputeBrick<Op>& brick, const typename Op::Input& input, std::span<float> output) {
-    layer.add(brick, input, output);
+  void add(ComputeBrick<Op>& brick, const typename Op::Input& input, const std::span<float>& output) {
+    layer.add(brick, input, &output);
     verifiers.emplace_back([&brick, &input] { return brick.verify(input); });
   }
 
-  void set_position(std::size_t position, CellIndex cell) {
-    rope_in.params.position = position;
-    kv_in.cell = cell;
-    attention_in.cells = static_cast<std::size_t>(cell) + 1;
+  // Points every brick at `buffers` for `tokens` tokens whose hidden states are the rows of `x`, at
+  // `position` from KV cell `cell`. In shared buffers x may be `out` itself: the last brick to read
+  // x (the attention residual) runs before the one that writes out.
+  const Inputs& bind(Buffers& b, std::span<const float> x, std::size_t tokens, std::size_t position, CellIndex cell) {
+    const std::size_t e = c.n_embd, kv = c.kv_dim(), q = c.n_embd;
+    outputs = {Buffers::rows(b.xn, tokens, e),           Buffers::rows(b.qkv, tokens, q + 2 * kv),
+               Buffers::rows(b.qk_rot, tokens, q + kv),  Buffers::rows(b.kv, tokens, 2 * kv),
+               Buffers::rows(b.attn, tokens, e),         Buffers::rows(b.o, tokens, e),
+               Buffers::rows(b.h, tokens, e),            Buffers::rows(b.hn, tokens, e),
+               Buffers::rows(b.act, tokens, c.n_ff),     Buffers::rows(b.down, tokens, e),
+               Buffers::rows(b.out, tokens, e)};
+    const Outputs& o = outputs;
+    in.attn_norm = {x, w.attn_norm, c.rms_eps};
+    in.qkv = {o.xn, tokens};
+    in.rope = {o.qkv, {c.head_dim(), position, c.rope_freq_base, ops::RopeLayout::Normal}, tokens, q + kv};
+    in.kv = {o.qk_rot.subspan(q), o.qkv.subspan(q + kv), index, cell, tokens, q + kv, q + 2 * kv};
+    in.attention = {o.qk_rot, index, static_cast<std::size_t>(cell) + tokens, tokens};
+    in.wo = {o.attn, tokens};
+    in.attn_residual = {x, o.o, tokens};
+    in.ffn_norm = {o.h, w.ffn_norm, c.rms_eps};
+    in.gate_up = {o.hn, tokens};
+    in.down = {o.act, tokens};
+    in.ffn_residual = {o.h, o.down, tokens};
+    return in;
   }
 };
 
@@ -158,6 +210,7 @@ struct LlamaDecoder::Head {
   std::vector<float> xn, logits;
   ops::RmsNormOp::Input norm_in;
   quant::ProjectionOp::Input lm_head_in;
+  std::span<float> norm_out, logits_out;
   ComputeBrick<ops::RmsNormOp> norm;
   ComputeBrick<quant::ProjectionOp> lm_head;
   BrickLayer layer{"head"};
@@ -168,10 +221,12 @@ struct LlamaDecoder::Head {
         logits(c.n_vocab),
         norm_in{x, w.output_norm, c.rms_eps},
         lm_head_in{xn},
+        norm_out(xn),
+        logits_out(logits),
         norm(make(ops::RmsNormOp(BrickId::RmsNorm, "output_norm"), norm_in, options, backend)),
         lm_head(make(quant::ProjectionOp(BrickId::LmHead, "output", w.output, pool), lm_head_in, options, backend)) {
-    layer.add(norm, norm_in, xn);
-    layer.add(lm_head, lm_head_in, logits);
+    layer.add(norm, norm_in, &norm_out);
+    layer.add(lm_head, lm_head_in, &logits_out);
   }
 };
 
@@ -180,13 +235,12 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
     : config_(validated(config, weights)),
       options_(options),
       backend_(resolve(options.backend)),
-      cache_(cache_shape(config_, options)),
-      x0_(config_.n_embd) {
-  embedding_ = std::make_unique<Embedding>(weights, x0_, options_, backend_);
-  std::span<const float> x = x0_;
+      cache_(cache_shape(config_, options)) {
+  embedding_ = std::make_unique<Embedding>(weights, options_, backend_);
+  std::span<const float> x = embedding_->own;
   for (std::size_t i = 0; i < config_.n_layer; ++i) {
-    const Block& block = blocks_.emplace_back(i, config_, weights.layers[i], x, cache_, pool, options_, backend_);
-    x = block.out;
+    Block& block = blocks_.emplace_back(i, config_, weights.layers[i], x, cache_, pool, options_, backend_);
+    x = block.own.out;
   }
   head_ = std::make_unique<Head>(config_, weights, x, pool, options_, backend_);
   layer_times_.push_back({embedding_->layer.name()});
@@ -199,21 +253,6 @@ LlamaDecoder::~LlamaDecoder() = default;
 std::size_t LlamaDecoder::brick_count() const noexcept {
   return embedding_->layer.size() + blocks_.size() * blocks_.front().layer.size() + head_->layer.size();
 }
-
-namespace {
-
-// Runs one BrickLayer and adds its time to `time`.
-Result<LayerReport> run_layer(BrickLayer& layer, LayerObserver* observer, std::size_t index,
-                              LlamaDecoder::LayerTime& time) {
-  auto report = layer.run(observer, index);
-  if (report) {
-    time.ns += report->total_ns;
-    ++time.runs;
-  }
-  return report;
-}
-
-}  // namespace
 
 void LlamaDecoder::require_room(std::span<const TokenId> tokens) const {
   for (const TokenId token : tokens) {
@@ -228,37 +267,63 @@ void LlamaDecoder::require_room(std::span<const TokenId> tokens) const {
   }
 }
 
-Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* observer) {
-  require_room(std::span(&token, 1));
-  const Pos pos[1] = {static_cast<Pos>(n_past_)};
-  const auto slot = cache_.find_slot(0, pos, Placement::Contiguous);
-  if (!slot) {
-    throw CapacityError(fmt::format("llama decoder: the context of {} positions is full", options_.n_ctx));
-  }
-  embedding_->input.token = token;
+LlamaDecoder::Buffers& LlamaDecoder::batch_buffers(std::size_t tokens) {
+  if (!batch_ || batch_->capacity < tokens) batch_ = std::make_unique<Buffers>(config_, tokens);
+  return *batch_;
+}
+
+Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens, CellIndex cell, Buffers* shared,
+                                                 LayerObserver* observer) {
+  const std::size_t n = tokens.size();
+  const std::size_t e = config_.n_embd;
+  embedding_->tokens.assign(tokens.begin(), tokens.end());
+  embedding_->input.tokens = embedding_->tokens;
+  embedding_->output = shared ? Buffers::rows(shared->out, n, e) : std::span<float>(embedding_->own);
   if (auto report = run_layer(embedding_->layer, observer, config_.n_layer + 1, layer_times_.front()); !report) {
     return tl::make_unexpected(report.error());
   }
+  std::span<const float> x = embedding_->output;
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
-    blocks_[i].set_position(n_past_, slot->cells.front());
-    if (auto report = run_layer(blocks_[i].layer, observer, i, layer_times_[i + 1]); !report) {
+    Block& block = blocks_[i];
+    block.bind(shared ? *shared : block.own, x, n, n_past_, cell);
+    if (auto report = run_layer(block.layer, observer, i, layer_times_[i + 1]); !report) {
       return tl::make_unexpected(report.error());
     }
+    x = block.outputs.out;
   }
+  head_->norm_in.x = x.last(e);
   if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back()); !report) {
     return tl::make_unexpected(report.error());
   }
-  ++n_past_;
+  last_token_ = tokens.back();
+  last_cell_ = static_cast<CellIndex>(cell + n - 1);
+  last_was_batch_ = shared != nullptr;
   return std::span<const float>(head_->logits);
+}
+
+Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* observer) {
+  return evaluate(std::span(&token, 1), observer);
 }
 
 Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> tokens, LayerObserver* observer) {
   if (tokens.empty()) throw InvalidArgument("llama decoder: evaluate() needs at least one token");
   require_room(tokens);
   Result<std::span<const float>> logits;
-  for (const TokenId token : tokens) {
-    logits = step(token, observer);
+  for (std::size_t first = 0; first < tokens.size(); first += options_.n_batch) {
+    const auto batch = tokens.subspan(first, std::min(options_.n_batch, tokens.size() - first));
+    std::vector<Pos> positions(batch.size());
+    for (std::size_t t = 0; t < batch.size(); ++t) positions[t] = static_cast<Pos>(n_past_ + t);
+    const auto slot = cache_.find_slot(0, positions, Placement::Contiguous);
+    if (!slot) {
+      throw CapacityError(fmt::format("llama decoder: the context of {} positions is full", options_.n_ctx));
+    }
+    const CellIndex cell = slot->cells.front();
+    for (std::size_t t = 0; t < slot->cells.size(); ++t) {
+      if (slot->cells[t] != cell + t) throw StateError("llama decoder: the KV cache gave a batch scattered cells");
+    }
+    logits = run(batch, cell, batch.size() == 1 ? nullptr : &batch_buffers(batch.size()), observer);
     if (!logits) return logits;
+    n_past_ += batch.size();
   }
   return logits;
 }
@@ -266,9 +331,22 @@ Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> t
 void LlamaDecoder::reset() {
   cache_.clear();
   n_past_ = 0;
+  last_was_batch_ = false;
 }
 
 std::vector<VerifyReport> LlamaDecoder::verify() {
+  if (last_was_batch_) {
+    // The one-token bricks, at the last token's position and cell: it rewrites the K and V it
+    // stored there with the values one token computes.
+    // The replay is not part of the run: its time is not counted.
+    const std::vector<LayerTime> times = layer_times_;
+    --n_past_;
+    const TokenId token = last_token_;
+    const auto replay = run(std::span(&token, 1), last_cell_, nullptr, nullptr);
+    ++n_past_;
+    layer_times_ = times;
+    (void)replay;
+  }
   std::vector<VerifyReport> reports;
   reports.push_back(embedding_->brick.verify(embedding_->input));
   for (Block& block : blocks_) {

@@ -33,7 +33,7 @@ void add(std::span<const float> a, std::span<const float> b, std::span<float> ou
 
 OpCost AddOp::cost(const Input& input) const noexcept {
   const auto n = static_cast<double>(input.a.size());
-  return OpCost{1, n, 12.0 * n};
+  return OpCost{input.tokens, n, 12.0 * n};
 }
 
 void AddOp::run(const Input& input, std::span<float> out, Backend backend) const {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "brick/core/error.hpp"
@@ -44,11 +45,20 @@ void rms_norm(std::span<const float> x, std::span<const float> weight, float eps
 
 OpCost RmsNormOp::cost(const Input& input) const noexcept {
   const auto n = static_cast<double>(input.x.size());
-  return OpCost{1, 4.0 * n, 12.0 * n};
+  const std::size_t rows = input.weight.empty() ? 1 : std::max<std::size_t>(1, input.x.size() / input.weight.size());
+  return OpCost{rows, 4.0 * n, 12.0 * n};
 }
 
 void RmsNormOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  rms_norm(input.x, input.weight, input.eps, out, backend);
+  const std::size_t width = input.weight.size();
+  if (width == 0 || input.x.size() % width != 0 || out.size() != input.x.size()) {
+    throw InvalidArgument(fmt::format("{}: {} values are not whole rows of the {}-value weight, or the output "
+                                      "holds {}",
+                                      name(), input.x.size(), width, out.size()));
+  }
+  for (std::size_t row = 0; row < input.x.size() / width; ++row) {
+    rms_norm(input.x.subspan(row * width, width), input.weight, input.eps, out.subspan(row * width, width), backend);
+  }
 }
 
 }  // namespace brick::ops

@@ -72,13 +72,25 @@ void rope(std::span<const float> x, const RopeParams& params, std::span<float> o
 }
 
 OpCost RopeOp::cost(const Input& input) const noexcept {
-  const auto n = static_cast<double>(input.x.size());
-  const auto pairs = static_cast<double>(input.params.head_dim / 2);
-  return OpCost{1, 3.0 * n + 2.0 * pairs, 8.0 * n};
+  const auto n = static_cast<double>(output_size(input));
+  const auto pairs = static_cast<double>(input.params.head_dim / 2 * input.tokens);
+  return OpCost{input.tokens, 3.0 * n + 2.0 * pairs, 8.0 * n};
 }
 
 void RopeOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  rope(input.x, input.params, out, backend);
+  const std::size_t width = row_width(input);
+  const std::size_t stride = input.tokens == 0 ? 0 : input.x.size() / input.tokens;
+  if (input.tokens == 0 || input.x.size() % input.tokens != 0 || width == 0 || width > stride ||
+      out.size() != input.tokens * width) {
+    throw InvalidArgument(fmt::format("{}: {} values are not {} rows of at least {}, or the output holds {} "
+                                      "instead of {}",
+                                      name(), input.x.size(), input.tokens, width, out.size(), input.tokens * width));
+  }
+  RopeParams params = input.params;
+  for (std::size_t t = 0; t < input.tokens; ++t) {
+    params.position = input.params.position + t;
+    rope(input.x.subspan(t * stride, width), params, out.subspan(t * width, width), backend);
+  }
 }
 
 }  // namespace brick::ops

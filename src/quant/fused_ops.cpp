@@ -13,14 +13,6 @@
 namespace brick::quant {
 namespace {
 
-void require_input(std::string_view op, std::size_t hidden, std::size_t x, std::size_t outputs,
-                   std::size_t out) {
-  if (x != hidden || out != outputs) {
-    throw InvalidArgument(fmt::format("{}: needs {} input values and {} outputs; got {} and {}", op,
-                                      hidden, outputs, x, out));
-  }
-}
-
 // Quantizing x: per value an absolute value, a compare, a multiply and a round; plus one store.
 constexpr double kQuantizeFlopsPerValue = 4.0;
 
@@ -49,19 +41,27 @@ FusedQKVOp::FusedQKVOp(WeightMatrix wq, WeightMatrix wk, WeightMatrix wv, std::s
   }
 }
 
-OpCost FusedQKVOp::cost(const Input&) const noexcept {
+OpCost FusedQKVOp::cost(const Input& input) const noexcept {
   const auto h = static_cast<double>(hidden());
   const auto outputs = static_cast<double>(q_size() + 2 * kv_size());
-  return OpCost{1, 2.0 * outputs * h + kQuantizeFlopsPerValue * h,
-                bytes(wq_) + bytes(wk_) + bytes(wv_) + 4.0 * h + 4.0 * outputs};
+  const auto t = static_cast<double>(input.tokens);
+  return OpCost{input.tokens, (2.0 * outputs * h + kQuantizeFlopsPerValue * h) * t,
+                bytes(wq_) + bytes(wk_) + bytes(wv_) + (4.0 * h + 4.0 * outputs) * t};
 }
 
 void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
+  const std::size_t width = q_size() + 2 * kv_size();
+  detail::require_batch(name(), input.tokens, hidden(), input.x.size(), width, out.size());
+  for (std::size_t t = 0; t < input.tokens; ++t) {
+    run_token(input.x.subspan(t * hidden(), hidden()), out.subspan(t * width, width), backend);
+  }
+}
+
+void FusedQKVOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {
   const DotIsa isa = dot_isa(backend);
   const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
                                                     detail::row_source(wv_, isa)};
-  const detail::Activations x = detail::prepare_activations(sources, input.x, backend);
+  const detail::Activations x = detail::prepare_activations(sources, x_row, backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
 }
 
@@ -75,22 +75,30 @@ FusedGateUpOp::FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& poo
   }
 }
 
-OpCost FusedGateUpOp::cost(const Input&) const noexcept {
+OpCost FusedGateUpOp::cost(const Input& input) const noexcept {
   const auto h = static_cast<double>(hidden());
   const auto outputs = static_cast<double>(rows(gate_));
+  const auto t = static_cast<double>(input.tokens);
   // Two dot products per output, then silu (negate, exp, add, divide) and the product.
   constexpr double kActivationFlops = 5.0;
-  return OpCost{1, 4.0 * outputs * h + kQuantizeFlopsPerValue * h + kActivationFlops * outputs,
-                bytes(gate_) + bytes(up_) + 4.0 * h + 4.0 * outputs};
+  return OpCost{input.tokens, (4.0 * outputs * h + kQuantizeFlopsPerValue * h + kActivationFlops * outputs) * t,
+                bytes(gate_) + bytes(up_) + (4.0 * h + 4.0 * outputs) * t};
 }
 
 void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
+  const std::size_t width = rows(gate_);
+  detail::require_batch(name(), input.tokens, hidden(), input.x.size(), width, out.size());
+  for (std::size_t t = 0; t < input.tokens; ++t) {
+    run_token(input.x.subspan(t * hidden(), hidden()), out.subspan(t * width, width), backend);
+  }
+}
+
+void FusedGateUpOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {
   const DotIsa isa = dot_isa(backend);
   const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, isa), detail::row_source(up_, isa)};
   const detail::RowSource& gate = sources[0];
   const detail::RowSource& up = sources[1];
-  const detail::Activations xq = detail::prepare_activations(sources, input.x, backend);
+  const detail::Activations xq = detail::prepare_activations(sources, x_row, backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
     // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
     // activation block loaded once for the four. A chunk of rows per kernel call (the kernel's set-up

@@ -89,6 +89,14 @@ struct Scratch {
 
 }  // namespace
 
+void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, std::size_t x, std::size_t rows,
+                   std::size_t out) {
+  if (tokens == 0 || x != tokens * cols || out != tokens * rows) {
+    throw InvalidArgument(fmt::format("{}: {} tokens need {} input values and room for {} outputs; got {} and {}", op,
+                                      tokens, tokens * cols, tokens * rows, x, out));
+  }
+}
+
 ActivationType activation_type(TensorType weight) noexcept {
   switch (weight) {
     case TensorType::Q5_K:

@@ -5,6 +5,7 @@
 // format; Activations holds every format the matrices of one call need, converted once.
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "brick/core/backend.hpp"
 #include "brick/quant/dot_kernels.hpp"
@@ -17,6 +18,11 @@ namespace brick::quant::detail {
 enum class ActivationType : unsigned char { F32, Q8K };
 
 ActivationType activation_type(TensorType weight) noexcept;
+
+// Throws InvalidArgument naming `op` unless `tokens` >= 1 rows of `cols` inputs and of `rows`
+// outputs fill x and out exactly (the batch form of the projections).
+void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, std::size_t x, std::size_t rows,
+                   std::size_t out);
 
 // One activation vector of `cols` values in each format some matrix needs (unset ones null).
 struct Activations {

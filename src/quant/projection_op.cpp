@@ -4,6 +4,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/quant/matvec.hpp"
+#include "quant/matvec_rows.hpp"
 
 namespace brick::quant {
 
@@ -12,14 +13,18 @@ ProjectionOp::ProjectionOp(BrickId id, std::string label, WeightMatrix w, Thread
   validate(w_, name());
 }
 
-OpCost ProjectionOp::cost(const Input&) const noexcept {
+OpCost ProjectionOp::cost(const Input& input) const noexcept {
   const auto r = static_cast<double>(w_.rows());
   const auto c = static_cast<double>(w_.cols());
-  return OpCost{1, 2.0 * r * c, bytes(w_) + 4.0 * c + 4.0 * r};
+  const auto t = static_cast<double>(input.tokens);
+  return OpCost{input.tokens, 2.0 * r * c * t, bytes(w_) + (4.0 * c + 4.0 * r) * t};
 }
 
 void ProjectionOp::run(const Input& input, std::span<float> out, Backend backend) const {
-  matvec(w_, input.x, out, *pool_, backend);
+  detail::require_batch(name(), input.tokens, w_.cols(), input.x.size(), w_.rows(), out.size());
+  for (std::size_t t = 0; t < input.tokens; ++t) {
+    matvec(w_, input.x.subspan(t * w_.cols(), w_.cols()), out.subspan(t * w_.rows(), w_.rows()), *pool_, backend);
+  }
 }
 
 EmbeddingOp::EmbeddingOp(WeightMatrix table, std::string label)
@@ -27,17 +32,26 @@ EmbeddingOp::EmbeddingOp(WeightMatrix table, std::string label)
   validate(table_, name());
 }
 
-OpCost EmbeddingOp::cost(const Input&) const noexcept {
+OpCost EmbeddingOp::cost(const Input& input) const noexcept {
   const auto c = static_cast<double>(table_.cols());
-  return OpCost{1, c, static_cast<double>(table_.row_bytes()) + 4.0 * c};
+  const auto t = static_cast<double>(input.tokens.size());
+  return OpCost{input.tokens.size(), c * t, (static_cast<double>(table_.row_bytes()) + 4.0 * c) * t};
 }
 
 void EmbeddingOp::run(const Input& input, std::span<float> out, Backend) const {
-  if (input.token < 0 || static_cast<std::size_t>(input.token) >= table_.rows()) {
-    throw InvalidArgument(fmt::format("{}: token id {} is outside the {} rows of the table", name(), input.token,
-                                      table_.rows()));
+  const std::size_t width = table_.cols();
+  if (out.size() != output_size(input)) {
+    throw InvalidArgument(fmt::format("{}: {} tokens need {} outputs; got {}", name(), input.tokens.size(),
+                                      output_size(input), out.size()));
   }
-  dequantize_row(table_, static_cast<std::size_t>(input.token), out);
+  for (std::size_t t = 0; t < input.tokens.size(); ++t) {
+    const std::int32_t token = input.tokens[t];
+    if (token < 0 || static_cast<std::size_t>(token) >= table_.rows()) {
+      throw InvalidArgument(
+          fmt::format("{}: token id {} is outside the {} rows of the table", name(), token, table_.rows()));
+    }
+    dequantize_row(table_, static_cast<std::size_t>(token), out.subspan(t * width, width));
+  }
 }
 
 }  // namespace brick::quant

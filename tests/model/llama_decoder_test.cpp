@@ -276,3 +276,59 @@ TEST(LlamaDecoder, RejectsInconsistentModels) {
 
 }  // namespace
 }  // namespace brick::model
+
+namespace brick::model {
+namespace {
+
+TEST(LlamaDecoder, BatchesGiveTheLogitsOfOneTokenAtATime) {
+  const TinyModel model(8, 2, true, false, 21);
+  ThreadPool pool(2);
+  const std::vector<TokenId> tokens = {1, 17, 42, 5, 93, 17, 60, 2};
+  for (const std::size_t n_batch : {std::size_t{3}, std::size_t{8}}) {
+    LlamaOptions options;
+    options.n_ctx = 16;
+    options.n_batch = n_batch;
+    LlamaDecoder batched(model.config, model.weights, pool, options);
+    LlamaDecoder single(model.config, model.weights, pool, options);
+    const auto a = batched.evaluate(tokens);
+    ASSERT_TRUE(a.has_value());
+    const std::vector<float> batch_logits(a->begin(), a->end());
+    std::vector<float> step_logits;
+    for (const TokenId token : tokens) {
+      const auto b = single.step(token);
+      ASSERT_TRUE(b.has_value());
+      step_logits.assign(b->begin(), b->end());
+    }
+    EXPECT_EQ(batch_logits, step_logits) << "n_batch " << n_batch;
+    EXPECT_EQ(batched.n_past(), tokens.size());
+    // The next token sees the same cache either way.
+    const auto next_a = batched.step(7);
+    const auto next_b = single.step(7);
+    EXPECT_EQ(std::vector<float>(next_a->begin(), next_a->end()), std::vector<float>(next_b->begin(), next_b->end()));
+  }
+}
+
+TEST(LlamaDecoder, EveryBrickVerifiesAfterABatch) {
+  const TinyModel model(4, 2, true, true, 5);
+  ThreadPool pool(2);
+  LlamaOptions options;
+  options.n_ctx = 16;
+  LlamaDecoder decoder(model.config, model.weights, pool, options);
+  const std::vector<TokenId> prompt = {1, 2, 3, 4, 5};
+  const auto logits = decoder.evaluate(prompt);
+  ASSERT_TRUE(logits.has_value());
+  const std::vector<float> before(logits->begin(), logits->end());
+  const auto reports = decoder.verify();
+  EXPECT_EQ(reports.size(), decoder.brick_count());
+  for (const VerifyReport& report : reports) EXPECT_TRUE(report.passed()) << report.brick;
+  EXPECT_EQ(decoder.n_past(), prompt.size());
+  // Decoding goes on from the same state.
+  LlamaDecoder fresh(model.config, model.weights, pool, options);
+  (void)fresh.evaluate(prompt);
+  const auto a = decoder.step(9);
+  const auto b = fresh.step(9);
+  EXPECT_EQ(std::vector<float>(a->begin(), a->end()), std::vector<float>(b->begin(), b->end()));
+}
+
+}  // namespace
+}  // namespace brick::model

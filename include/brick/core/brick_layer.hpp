@@ -42,6 +42,16 @@ class BrickLayer {
     return *this;
   }
 
+  // The same with the output read through a pointer at each run, so that its owner can point the
+  // brick at another buffer, or resize the view, between runs (a batch of tokens, then one).
+  template <BrickOp Op>
+  BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input, const std::span<float>* output) {
+    members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
+                              [&brick, &input, output] { return brick.run(input, *output); }});
+    reports_.resize(members_.size());
+    return *this;
+  }
+
   // Sum of the members' budgets, µs per token.
   double budget_us_per_token() const noexcept;
 

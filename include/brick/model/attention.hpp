@@ -2,15 +2,17 @@
 // The attention of one token against a KvCache, as llama.cpp's CPU backend computes it without flash
 // attention, in two bricks:
 //
-//   KvWriteOp:    the token's (rotated) key and value rows into their cache cell, rounded to F16 in
+//   KvWriteOp:    the tokens' (rotated) key and value rows into their cache cells, rounded to F16 in
 //                 an F16 cache; the output is the stored rows read back as floats.
-//   AttentionOp:  for every query head h (GQA: kv head h / (n_head / n_kv_head)), the scores
-//                 s_c = (k_c . q_h) / sqrt(head_dim) over cells [0, cells) (the causal window of a
-//                 sequence stored from cell 0), p = softmax(s), out_h = sum_c p_c v_c.
+//   AttentionOp:  for every token and query head h (GQA: kv head h / (n_head / n_kv_head)), the
+//                 scores s_c = (k_c . q_h) / sqrt(head_dim) over the token's causal window of cells
+//                 (a sequence stored from cell 0), p = softmax(s), out_h = sum_c p_c v_c.
 //                 With an F16 cache q_h and p are rounded to F16 first, as ggml converts the F32
 //                 operand of an F16 mat-mul; with an F32 cache nothing is rounded.
 //
-// Both reference their cache; the caller keeps it alive and sets the cell / cell count per token.
+// Both take one token or a batch of consecutive ones, whose rows may be spaced wider than they are
+// long: K, V and Q are read straight out of the rows the projections and RoPE wrote. Both reference their cache; the caller keeps it alive and
+// sets the cells per call.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -28,18 +30,24 @@ namespace brick::model {
 class KvWriteOp : public ops::OpIdentity {
  public:
   struct Input {
-    std::span<const float> k;  // row_elements() values each
-    std::span<const float> v;
+    std::span<const float> k;  // `tokens` rows of row_elements() values, k_stride apart
+    std::span<const float> v;  // the same, v_stride apart
     std::size_t layer = 0;
-    CellIndex cell = 0;
+    CellIndex cell = 0;  // token t goes to cell + t
+    std::size_t tokens = 1;
+    std::size_t k_stride = 0;  // 0: row_elements(), the rows back to back
+    std::size_t v_stride = 0;
   };
 
   explicit KvWriteOp(KvCache& cache, std::string label = "kv_write");
 
-  std::size_t output_size(const Input&) const noexcept { return 2 * cache_->shape().row_elements(); }
+  // Per token, its K row then its V row.
+  std::size_t output_size(const Input& input) const noexcept {
+    return 2 * input.tokens * cache_->shape().row_elements();
+  }
   OpCost cost(const Input& input) const noexcept;
-  // Throws InvalidArgument for rows of the wrong size or a cell outside the cache, StateError for
-  // a cell no sequence holds (claim it with KvCache::find_slot first).
+  // Throws InvalidArgument for rows too short or cells outside the cache, StateError for a cell no
+  // sequence holds (claim them with KvCache::find_slot first).
   void run(const Input& input, std::span<float> out, Backend backend) const;
   // F16 rounding is exact arithmetic, the same bits on every backend.
   static Equivalence equivalence() noexcept { return {Backend::Scalar, 0.0, 0.0}; }
@@ -58,23 +66,26 @@ struct AttentionShape {
 class AttentionOp : public ops::OpIdentity {
  public:
   struct Input {
-    std::span<const float> q;  // n_head * head_dim values
+    std::span<const float> q;  // `tokens` rows, each starting with n_head * head_dim values;
+                               // row t starts at t * (q.size() / tokens)
     std::size_t layer = 0;
-    std::size_t cells = 0;  // attend to cells [0, cells): 1..n_cells
+    // The last token attends to cells [0, cells); token t of the batch to [0, cells - tokens + 1 + t).
+    std::size_t cells = 0;
+    std::size_t tokens = 1;
   };
 
   // Throws InvalidArgument when the shape does not match the cache's kv heads and head size.
   AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool, std::string label = "attention");
 
-  std::size_t output_size(const Input&) const noexcept { return shape_.n_head * shape_.head_dim; }
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens * shape_.n_head * shape_.head_dim; }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
   // Dot products, the softmax's sums and the weighted sum run in another order per backend.
   static Equivalence equivalence() noexcept { return {Backend::Scalar, 1e-5, 1e-4}; }
 
  private:
-  void run_head(const Input& input, std::size_t head, std::span<float> out, Backend backend,
-                std::size_t thread) const;
+  void run_head(std::span<const float> q, std::size_t layer, std::size_t cells, std::span<float> out,
+                std::size_t head, Backend backend, std::size_t thread) const;
 
   const KvCache* cache_;
   AttentionShape shape_;

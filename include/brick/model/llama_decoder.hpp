@@ -2,17 +2,21 @@
 // A llama decoder assembled from bricks: every kernel execution is a ComputeBrick with its
 // assertions, each transformer block a BrickLayer run in order, all parallel work on one ThreadPool.
 //
-//   token -> Embedding -> per block: RmsNorm -> FusedQKV -> RoPE (q, k) -> KvWrite -> Attention
-//         -> OutputProjection -> Residual -> RmsNorm -> FusedGateUp (SwiGLU) -> DownProjection
-//         -> Residual;  then RmsNorm -> LmHead -> logits
+//   tokens -> Embedding -> per block: RmsNorm -> FusedQKV -> RoPE (q, k) -> KvWrite -> Attention
+//          -> OutputProjection -> Residual -> RmsNorm -> FusedGateUp (SwiGLU) -> DownProjection
+//          -> Residual;  then, for the last token, RmsNorm -> LmHead -> logits
 //
 // Numerics follow llama.cpp's CPU backend: activations go to the weight type's activation format
 // (Q8_K for the k-quants) inside the projections, the KV cache is F16 by default, and attention
-// rounds q and the softmax weights to F16 (see attention.hpp). Each block has buffers of its own,
-// so verify() re-runs every brick on exactly the inputs of its last call.
+// rounds q and the softmax weights to F16 (see attention.hpp).
+//
+// A prompt runs in batches of up to n_batch tokens: every brick takes the whole batch at once, so
+// each weight matrix is streamed once per batch, not once per token. Batches share one set of
+// activation buffers; a single token (decoding) runs on buffers each block owns, so verify()
+// re-runs every brick on exactly the inputs of its last call.
 #include <cstddef>
+#include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -35,7 +39,8 @@ struct LlamaOptions {
   Backend backend = Backend::Auto;
   BrickPolicy policy = {};
   KvType kv_type = KvType::F16;
-  std::size_t n_ctx = 512;  // positions the KV cache holds (at most the model's context length)
+  std::size_t n_ctx = 512;    // positions the KV cache holds (at most the model's context length)
+  std::size_t n_batch = 512;  // prompt tokens run through the bricks at once (llama.cpp's n_ubatch)
   // Each brick's token budget is the time its bytes take at this bandwidth.
   ByteBudget bandwidth_budget = ByteBudget::from_gb_per_second(10.0);
 };
@@ -43,9 +48,9 @@ struct LlamaOptions {
 class LlamaDecoder {
  public:
   // Views the weights (they must outlive the decoder). Throws FormatError for a config or weights
-  // that do not fit together, InvalidArgument for n_ctx 0 or above the model's context length,
-  // BackendUnavailable for a backend this CPU cannot run, CapacityError when the KV cache cannot
-  // be allocated.
+  // that do not fit together, InvalidArgument for n_ctx or n_batch 0 or n_ctx above the model's
+  // context length, BackendUnavailable for a backend this CPU cannot run, CapacityError when the
+  // KV cache cannot be allocated.
   LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weights, ThreadPool& pool,
                const LlamaOptions& options = {});
   ~LlamaDecoder();
@@ -60,18 +65,27 @@ class LlamaDecoder {
   std::size_t brick_count() const noexcept;
 
   // Runs `token` at position n_past() and returns the logits (n_vocab values, valid until the
-  // next step). The observer sees block i as layer i and the head as layer n_layer. Throws
-  // InvalidArgument for a token outside the vocabulary and CapacityError when the context is full;
-  // an assertion that fails under OnFailure::Error comes back as the error.
+  // next step). The observer sees block i as layer i, the head as layer n_layer and the embedding
+  // as layer n_layer + 1. Throws InvalidArgument for a token outside the vocabulary and
+  // CapacityError when the context is full; an assertion that fails under OnFailure::Error comes
+  // back as the error.
   Result<std::span<const float>> step(TokenId token, LayerObserver* observer = nullptr);
 
-  // Runs `tokens` at positions n_past(), n_past() + 1, ... and returns the logits of the last one.
-  // Throws as step() does, before anything runs: for any id outside the vocabulary, or when the
-  // context cannot hold them all.
+  // Runs `tokens` at positions n_past(), n_past() + 1, ... in batches of up to n_batch and returns
+  // the logits of the last one. Throws as step() does, before anything runs: for any id outside
+  // the vocabulary, or when the context cannot hold them all.
   Result<std::span<const float>> evaluate(std::span<const TokenId> tokens, LayerObserver* observer = nullptr);
 
+  // Forgets every position (the KV cache is cleared).
+  void reset();
+
+  // Every assertion of every brick (Equivalence included), on the inputs of the last token
+  // evaluated. After a batch, that token is first run again on its own (it rewrites its own KV
+  // cell with what it held), so that every brick has the inputs of one call to check.
+  std::vector<VerifyReport> verify();
+
   // Time spent in each layer since the decoder was built: the embedding, the blocks in order, then
-  // the head (each the sum over its runs of the BrickLayer's time).
+  // the head (each the sum over its runs of the BrickLayer's time; a batch is one run).
   struct LayerTime {
     std::string_view layer;
     std::uint64_t ns = 0;
@@ -79,28 +93,33 @@ class LlamaDecoder {
   };
   std::span<const LayerTime> layer_times() const noexcept { return layer_times_; }
 
-  // Forgets every position (the KV cache is cleared).
-  void reset();
-
-  // Every assertion of every brick (Equivalence included), on the inputs of its last call.
-  std::vector<VerifyReport> verify();
-
  private:
+  struct Buffers;
+  struct Embedding;
   struct Block;
   struct Head;
+
   void require_room(std::span<const TokenId> tokens) const;
+  // Runs `tokens` at position n_past_ from KV cell `cell`, on the `shared` batch buffers or, when
+  // null, on each block's own one-token buffers.
+  Result<std::span<const float>> run(std::span<const TokenId> tokens, CellIndex cell, Buffers* shared,
+                                     LayerObserver* observer);
+  Buffers& batch_buffers(std::size_t tokens);
 
   LlamaConfig config_;
   LlamaOptions options_;
   Backend backend_;
   KvCache cache_;
   std::size_t n_past_ = 0;
-  std::vector<float> x0_;  // the embedded token
-  struct Embedding;
+  std::unique_ptr<Buffers> batch_;  // grown on first use, up to n_batch tokens
   std::unique_ptr<Embedding> embedding_;
   std::deque<Block> blocks_;
   std::unique_ptr<Head> head_;
   std::vector<LayerTime> layer_times_;
+  // The last token evaluated, its cell, and whether it ran in a batch (verify() then replays it).
+  TokenId last_token_ = 0;
+  CellIndex last_cell_ = 0;
+  bool last_was_batch_ = false;
 };
 
 }  // namespace brick::model

@@ -25,19 +25,20 @@ void axpy(float alpha, std::span<const float> x, std::span<float> y,
 void add(std::span<const float> a, std::span<const float> b, std::span<float> out,
          Backend backend = Backend::Auto);
 
-// The residual add of one token's hidden state.
+// The residual add of the hidden states of one or more tokens.
 class AddOp : public OpIdentity {
  public:
   struct Input {
     std::span<const float> a;
     std::span<const float> b;
+    std::size_t tokens = 1;  // rows in a and b, for the profile's per-token figures
   };
 
   explicit AddOp(BrickId id = BrickId::Residual, std::string label = "add")
       : OpIdentity(id, std::move(label)) {}
 
   std::size_t output_size(const Input& input) const noexcept { return input.a.size(); }
-  // 1 token, n FLOPs, 8n bytes read + 4n written.
+  // `tokens` tokens, n FLOPs, 8n bytes read + 4n written.
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
 

@@ -19,7 +19,8 @@ namespace brick::ops {
 void rms_norm(std::span<const float> x, std::span<const float> weight, float eps,
               std::span<float> out, Backend backend = Backend::Auto);
 
-// Normalises one token's hidden state.
+// Normalises the hidden states of one or more tokens: x holds whole rows of weight.size() values,
+// each normalised on its own (InvalidArgument otherwise).
 class RmsNormOp : public OpIdentity {
  public:
   struct Input {
@@ -32,7 +33,8 @@ class RmsNormOp : public OpIdentity {
       : OpIdentity(id, std::move(label)) {}
 
   std::size_t output_size(const Input& input) const noexcept { return input.x.size(); }
-  // 1 token, 4n FLOPs (square, sum, scale, weight), 8n bytes read (x, weight) + 4n written.
+  // One token per row, 4n FLOPs (square, sum, scale, weight), 8n bytes read (x, weight) + 4n
+  // written.
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
 

@@ -37,26 +37,36 @@ struct RopeParams {
 void rope(std::span<const float> x, const RopeParams& params, std::span<float> out,
           Backend backend = Backend::Auto);
 
-// Rotates one token's query or key heads.
+// Rotates the query or key heads of one or more consecutive tokens: token t sits at position
+// params.position + t, its row starts at t * (x.size() / tokens), and its first `width` values (all
+// of the row when 0) are rotated into row t of the output (tokens * width values). Rows can so hold
+// more than the heads (Q and K rotated from rows of Q, K and V).
 class RopeOp : public OpIdentity {
  public:
   struct Input {
     std::span<const float> x;
     RopeParams params;
+    std::size_t tokens = 1;
+    std::size_t width = 0;
   };
 
   explicit RopeOp(BrickId id = BrickId::RopeEmbedding, std::string label = "rope")
       : OpIdentity(id, std::move(label)) {}
 
-  std::size_t output_size(const Input& input) const noexcept { return input.x.size(); }
-  // 1 token, 3n FLOPs (4 multiplies and 2 adds per pair) plus 2 per pair of the cos/sin table,
-  // 4n read + 4n written.
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens * row_width(input); }
+  // `tokens` tokens, 3n FLOPs (4 multiplies and 2 adds per pair) plus 2 per pair of the cos/sin
+  // table, 4n read + 4n written.
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
 
   // Same table, same multiplies and subtractions in the same order, no fused multiply-add: every
   // backend is bit-identical, so any difference is a bug.
   static Equivalence equivalence() noexcept { return {Backend::Scalar, 0.0, 0.0}; }
+
+ private:
+  static std::size_t row_width(const Input& input) noexcept {
+    return input.width > 0 ? input.width : (input.tokens == 0 ? 0 : input.x.size() / input.tokens);
+  }
 };
 
 }  // namespace brick::ops

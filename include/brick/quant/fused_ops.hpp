@@ -1,7 +1,8 @@
 #pragma once
-// Fused k-quant projections of one token, as bricks (brick::BrickOp): the activation is quantized
-// to Q8_K once and every output row is computed in a single parallel pass over the pool, instead of
-// one quantization, one fork and one join per projection.
+// Fused k-quant projections of one token or a batch, as bricks (brick::BrickOp): the activation is
+// quantized to Q8_K once and every output row is computed in a single parallel pass over the pool,
+// instead of one quantization, one fork and one join per projection. A batch holds `tokens` rows of
+// inputs and gives as many rows of outputs.
 //
 //   FusedQKVOp:    [Q | K | V] = [Wq; Wk; Wv] x     (grouped-query attention: K, V have n_kv_heads)
 //   FusedGateUpOp: out[i] = silu(gate_i . x) * (up_i . x)   (each thread computes both rows of its
@@ -26,7 +27,8 @@ namespace brick::quant {
 class FusedQKVOp {
  public:
   struct Input {
-    std::span<const float> x;  // the hidden state, cols(wq) values
+    std::span<const float> x;  // the hidden states, `tokens` rows of cols(wq) values
+    std::size_t tokens = 1;
   };
 
   // Throws InvalidArgument unless wq has n_heads * head_dim rows, wk and wv n_kv_heads * head_dim,
@@ -39,14 +41,16 @@ class FusedQKVOp {
   std::size_t hidden() const noexcept { return cols(wq_); }
   std::size_t q_size() const noexcept { return n_heads_ * head_dim_; }
   std::size_t kv_size() const noexcept { return n_kv_heads_ * head_dim_; }
-  // Q, then K, then V.
-  std::size_t output_size(const Input&) const noexcept { return q_size() + 2 * kv_size(); }
+  // Per token: Q, then K, then V.
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens * (q_size() + 2 * kv_size()); }
   OpCost cost(const Input& input) const noexcept;
   // Throws InvalidArgument when x or out has the wrong size.
   void run(const Input& input, std::span<float> out, Backend backend) const;
   static Equivalence equivalence() noexcept { return projection_equivalence(); }
 
  private:
+  void run_token(std::span<const float> x, std::span<float> out, Backend backend) const;
+
   WeightMatrix wq_, wk_, wv_;
   std::size_t n_heads_, n_kv_heads_, head_dim_;
   ThreadPool* pool_;
@@ -55,7 +59,8 @@ class FusedQKVOp {
 class FusedGateUpOp {
  public:
   struct Input {
-    std::span<const float> x;  // cols(gate) values
+    std::span<const float> x;  // `tokens` rows of cols(gate) values
+    std::size_t tokens = 1;
   };
 
   // Throws InvalidArgument unless gate and up have the same shape.
@@ -64,12 +69,14 @@ class FusedGateUpOp {
   std::string_view name() const noexcept { return "fused_gate_up"; }
   BrickId id() const noexcept { return BrickId::GateUpProjection; }
   std::size_t hidden() const noexcept { return cols(gate_); }
-  std::size_t output_size(const Input&) const noexcept { return rows(gate_); }
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens * rows(gate_); }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
   static Equivalence equivalence() noexcept { return projection_equivalence(); }
 
  private:
+  void run_token(std::span<const float> x, std::span<float> out, Backend backend) const;
+
   WeightMatrix gate_, up_;
   ThreadPool* pool_;
 };

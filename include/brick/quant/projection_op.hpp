@@ -1,9 +1,9 @@
 #pragma once
 // Bricks over a weight matrix of any computable type (weight_matrix.hpp):
 //
-//   ProjectionOp: y = W x for one token, as matvec() computes it (the output projection, the down
-//                 projection, the LM head).
-//   EmbeddingOp:  row `token` of W as floats (the token embedding lookup).
+//   ProjectionOp: y = W x for one token or a batch, each token as matvec() computes it (the output
+//                 projection, the down projection, the LM head).
+//   EmbeddingOp:  the rows of W named by token ids, as floats (the token embedding lookup).
 //
 // Both view their weights (and the projection its pool); the caller keeps them alive.
 #include <cstddef>
@@ -27,14 +27,16 @@ inline Equivalence projection_equivalence() noexcept { return {Backend::Scalar, 
 class ProjectionOp : public ops::OpIdentity {
  public:
   struct Input {
-    std::span<const float> x;  // cols(w) values
+    std::span<const float> x;  // `tokens` rows of cols(w) values
+    std::size_t tokens = 1;
   };
 
   // Throws InvalidArgument when `w` does not validate (see validate()).
   ProjectionOp(BrickId id, std::string label, WeightMatrix w, ThreadPool& pool);
 
   const WeightMatrix& weights() const noexcept { return w_; }
-  std::size_t output_size(const Input&) const noexcept { return w_.rows(); }
+  // `tokens` rows of rows(w) values.
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens * w_.rows(); }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
   static Equivalence equivalence() noexcept { return projection_equivalence(); }
@@ -47,12 +49,12 @@ class ProjectionOp : public ops::OpIdentity {
 class EmbeddingOp : public ops::OpIdentity {
  public:
   struct Input {
-    std::int32_t token = 0;  // a row of the table (else InvalidArgument)
+    std::span<const std::int32_t> tokens;  // rows of the table (else InvalidArgument)
   };
 
   explicit EmbeddingOp(WeightMatrix table, std::string label = "token_embd");
 
-  std::size_t output_size(const Input&) const noexcept { return table_.cols(); }
+  std::size_t output_size(const Input& input) const noexcept { return input.tokens.size() * table_.cols(); }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
   // Dequantizing is the same scalar arithmetic on every backend.

@@ -32,7 +32,13 @@ Sampler::Sampler(const SamplingParams& params, std::size_t vocab_size)
   seen_.assign(vocab_size, 0);
 }
 
+double Sampler::draw() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_); }
+
 TokenId Sampler::sample(std::span<const float> logits, std::span<const TokenId> history) {
+  return sample(logits, history, draw());
+}
+
+TokenId Sampler::sample(std::span<const float> logits, std::span<const TokenId> history, double draw) {
   if (logits.size() != vocab_size_) {
     throw InvalidArgument(fmt::format("sampling: {} logits for a vocabulary of {}", logits.size(), vocab_size_));
   }
@@ -104,8 +110,7 @@ TokenId Sampler::sample(std::span<const float> logits, std::span<const TokenId> 
     candidates_.resize(n);
   }
   softmax(1.0f / params_.temperature);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  double target = uniform(rng_);
+  double target = draw;
   for (const Candidate& c : candidates_) {
     target -= c.p;
     if (target <= 0.0) return c.id;

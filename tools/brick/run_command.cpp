@@ -361,14 +361,15 @@ void run(const RunOptions& o) {
       std::fflush(stdout);
     }
   };
-  const auto generation = model::generate(decoder, prompt, params, on_token, &monitor);
+  model::Generator generator(decoder, params, options.policy);
+  const auto generation = generator.run(prompt, on_token, &monitor);
   profiler.add_tokens(decoder.n_past());
   if (!generation) {
     fmt::print(stderr, "\nbrick run: {}\n", message(generation.error()));
     set_exit_code(2);
     return;
   }
-  const VerifySummary verified = summarize(decoder.verify());
+  const VerifySummary verified = summarize(generator.verify());
   const Run report{model, decoder, *generation, verified, profiler, monitor, text, load_ms, pool.size()};
   if (o.json) {
     print_json(o, report);

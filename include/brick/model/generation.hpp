@@ -9,6 +9,7 @@
 // another engine's.
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -59,11 +60,36 @@ struct Generation {
 // The K highest logits, highest first (ties: the lower id first); NaN never ranks.
 std::vector<TopLogit> top_logits(std::span<const float> logits, std::size_t k);
 
-// Runs `prompt` (at least one id, every id in the vocabulary: else InvalidArgument) from the
-// decoder's current position and generates params.n_predict tokens (0: the prompt only). The
-// decoder's context must hold the prompt and the fed tokens (else CapacityError before anything
-// runs). `on_token` sees every fed id as soon as it is chosen. A brick that fails under
-// OnFailure::Error stops the run and comes back as the error.
+// A decoder with a sampler: the choice of each token is a brick too (SamplingOp, seen by the
+// observer as layer n_layer + 2), checked with the decoder's policy.
+class Generator {
+ public:
+  // References the decoder. InvalidArgument for sampling parameters out of range.
+  Generator(LlamaDecoder& decoder, const GenerationParams& params, const BrickPolicy& policy = {});
+  ~Generator();
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  // Runs `prompt` (at least one id, every id in the vocabulary: else InvalidArgument) from the
+  // decoder's current position and generates params.n_predict tokens (0: the prompt only). The
+  // decoder's context must hold the prompt and the fed tokens (else CapacityError before anything
+  // runs). `on_token` sees every fed id as soon as it is chosen. A brick that fails under
+  // OnFailure::Error stops the run and comes back as the error.
+  Result<Generation> run(std::span<const TokenId> prompt, const std::function<void(TokenId)>& on_token = {},
+                         LayerObserver* observer = nullptr);
+
+  // Every brick's assertions on its last call: the decoder's, then the sampler's.
+  std::vector<VerifyReport> verify();
+
+ private:
+  struct Sampling;
+
+  LlamaDecoder& decoder_;
+  GenerationParams params_;
+  std::unique_ptr<Sampling> sampling_;
+};
+
+// One run of a fresh Generator.
 Result<Generation> generate(LlamaDecoder& decoder, std::span<const TokenId> prompt, const GenerationParams& params,
                             const std::function<void(TokenId)>& on_token = {}, LayerObserver* observer = nullptr);
 

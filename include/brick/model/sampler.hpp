@@ -35,6 +35,13 @@ class Sampler {
   // (the last repeat_last_n of them are penalised). NaN logits never win.
   TokenId sample(std::span<const float> logits, std::span<const TokenId> history);
 
+  // The same with the random draw given (uniform in [0, 1), see draw()): a pure function of its
+  // arguments, so it can be re-run and checked.
+  TokenId sample(std::span<const float> logits, std::span<const TokenId> history, double draw);
+
+  // The next value of the seeded generator, uniform in [0, 1).
+  double draw();
+
   const SamplingParams& params() const noexcept { return params_; }
 
  private:

@@ -13,7 +13,9 @@
 namespace brick::model {
 namespace {
 
-bool is_f16(const KvCache& cache) noexcept { return cache.shape().type == KvType::F16; }
+bool is_f16(const KvCache& cache) noexcept {
+  return cache.shape().type == KvType::F16;
+}
 
 // values rounded to F16 and back, in place.
 void round_to_f16(std::span<float> values, std::span<std::uint16_t> scratch, Backend backend) {
@@ -31,7 +33,8 @@ KvWriteOp::KvWriteOp(KvCache& cache, std::string label)
 
 OpCost KvWriteOp::cost(const Input& input) const noexcept {
   const auto n = static_cast<double>(cache_->shape().row_elements() * input.tokens);
-  return OpCost{input.tokens, 2.0 * n, 2.0 * n * (4.0 + static_cast<double>(cache_->shape().element_bytes()))};
+  return OpCost{input.tokens, 2.0 * n,
+                2.0 * n * (4.0 + static_cast<double>(cache_->shape().element_bytes()))};
 }
 
 void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) const {
@@ -42,11 +45,13 @@ void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) c
   const auto holds = [&](std::span<const float> rows, std::size_t stride) {
     return stride >= n && rows.size() >= (tokens - 1) * stride + n;
   };
-  if (tokens == 0 || !holds(input.k, k_stride) || !holds(input.v, v_stride) || out.size() != output_size(input)) {
-    throw InvalidArgument(fmt::format("{}: {} tokens of K and V rows of {} values, {} and {} apart (and {} outputs) "
-                                      "expected; got {} and {} values and {} outputs",
-                                      name(), tokens, n, k_stride, v_stride, output_size(input), input.k.size(),
-                                      input.v.size(), out.size()));
+  if (tokens == 0 || !holds(input.k, k_stride) || !holds(input.v, v_stride) ||
+      out.size() != output_size(input)) {
+    throw InvalidArgument(
+        fmt::format("{}: {} tokens of K and V rows of {} values, {} and {} apart (and {} outputs) "
+                    "expected; got {} and {} values and {} outputs",
+                    name(), tokens, n, k_stride, v_stride, output_size(input), input.k.size(),
+                    input.v.size(), out.size()));
   }
   for (std::size_t t = 0; t < tokens; ++t) {
     const auto cell = static_cast<CellIndex>(input.cell + t);
@@ -57,9 +62,12 @@ void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) c
     if (is_f16(*cache_)) {
       quant::fp32_to_fp16_row(k, k16_, backend);
       quant::fp32_to_fp16_row(v, v16_, backend);
-      cache_->write(input.layer, cells, std::span<const std::uint16_t>(k16_), std::span<const std::uint16_t>(v16_));
-      quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(input.layer, cell), stored.first(n), backend);
-      quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(input.layer, cell), stored.last(n), backend);
+      cache_->write(input.layer, cells, std::span<const std::uint16_t>(k16_),
+                    std::span<const std::uint16_t>(v16_));
+      quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(input.layer, cell), stored.first(n),
+                              backend);
+      quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(input.layer, cell), stored.last(n),
+                              backend);
     } else {
       cache_->write(input.layer, cells, k, v);
       const auto k_row = cache_->key_row<float>(input.layer, cell);
@@ -70,15 +78,19 @@ void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) c
   }
 }
 
-AttentionOp::AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool, std::string label)
-    : OpIdentity(BrickId::AttentionScore, std::move(label)), cache_(&cache), shape_(shape), pool_(&pool) {
+AttentionOp::AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool,
+                         std::string label)
+    : OpIdentity(BrickId::AttentionScore, std::move(label)),
+      cache_(&cache),
+      shape_(shape),
+      pool_(&pool) {
   const KvCacheShape& kv = cache.shape();
   if (shape.n_head == 0 || shape.n_kv_head == 0 || shape.n_head % shape.n_kv_head != 0 ||
       shape.n_kv_head != kv.n_kv_heads || shape.head_dim != kv.head_dim) {
-    throw InvalidArgument(fmt::format("{}: {} heads over {} kv heads of {} values, but the cache holds {} kv heads "
-                                      "of {}; the kv heads must divide the heads",
-                                      name(), shape.n_head, shape.n_kv_head, shape.head_dim, kv.n_kv_heads,
-                                      kv.head_dim));
+    throw InvalidArgument(fmt::format(
+        "{}: {} heads over {} kv heads of {} values, but the cache holds {} kv heads "
+        "of {}; the kv heads must divide the heads",
+        name(), shape.n_head, shape.n_kv_head, shape.head_dim, kv.n_kv_heads, kv.head_dim));
   }
   scratch_.resize(pool.size());
   for (Scratch& s : scratch_) {
@@ -96,7 +108,8 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
   const double cells_read = t * static_cast<double>(input.cells) - t * (t - 1.0) / 2.0;
   const auto h = static_cast<double>(shape_.n_head);
   const auto d = static_cast<double>(shape_.head_dim);
-  const double kv_bytes = 2.0 * static_cast<double>(input.cells) * static_cast<double>(cache_->shape().row_bytes());
+  const double kv_bytes =
+      2.0 * static_cast<double>(input.cells) * static_cast<double>(cache_->shape().row_bytes());
   // Per head and cell: the score (2d), the softmax (~5), the weighted sum (2d).
   return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
@@ -104,12 +117,14 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
 void AttentionOp::run(const Input& input, std::span<float> out, Backend backend) const {
   const std::size_t width = shape_.n_head * shape_.head_dim;
   const std::size_t tokens = input.tokens;
-  if (tokens == 0 || input.q.size() % tokens != 0 || input.q.size() / tokens < width || out.size() != tokens * width ||
-      input.cells < tokens || input.cells > cache_->shape().n_cells || input.layer >= cache_->shape().n_layers) {
-    throw InvalidArgument(fmt::format("{}: {} tokens of q in {} values, {} outputs, {} cells of layer {}; expected "
-                                      "rows of at least {} values, {} outputs, {}..{} cells and a layer below {}",
-                                      name(), tokens, input.q.size(), out.size(), input.cells, input.layer, width,
-                                      tokens * width, tokens, cache_->shape().n_cells, cache_->shape().n_layers));
+  if (tokens == 0 || input.q.size() % tokens != 0 || input.q.size() / tokens < width ||
+      out.size() != tokens * width || input.cells < tokens ||
+      input.cells > cache_->shape().n_cells || input.layer >= cache_->shape().n_layers) {
+    throw InvalidArgument(
+        fmt::format("{}: {} tokens of q in {} values, {} outputs, {} cells of layer {}; expected "
+                    "rows of at least {} values, {} outputs, {}..{} cells and a layer below {}",
+                    name(), tokens, input.q.size(), out.size(), input.cells, input.layer, width,
+                    tokens * width, tokens, cache_->shape().n_cells, cache_->shape().n_layers));
   }
   const std::size_t stride = input.q.size() / tokens;
   pool_->parallel_for(tokens * shape_.n_head, [&](Range range, std::size_t slot) {
@@ -122,8 +137,9 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
   });
 }
 
-void AttentionOp::run_head(std::span<const float> token_q, std::size_t layer, std::size_t n, std::span<float> out,
-                           std::size_t head, Backend backend, std::size_t thread) const {
+void AttentionOp::run_head(std::span<const float> token_q, std::size_t layer, std::size_t n,
+                           std::span<float> out, std::size_t head, Backend backend,
+                           std::size_t thread) const {
   const std::size_t d = shape_.head_dim;
   const std::size_t kv_offset = head / (shape_.n_head / shape_.n_kv_head) * d;
   const bool f16 = is_f16(*cache_);
@@ -142,7 +158,8 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t layer, st
       quant::fp16_to_fp32_row(half, s.row, backend);
       return s.row;
     }
-    return (key ? cache_->key_row<float>(layer, index) : cache_->value_row<float>(layer, index)).subspan(kv_offset, d);
+    return (key ? cache_->key_row<float>(layer, index) : cache_->value_row<float>(layer, index))
+        .subspan(kv_offset, d);
   };
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));

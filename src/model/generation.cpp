@@ -49,34 +49,45 @@ struct Generator::Sampling {
   }
 };
 
-Generator::Generator(LlamaDecoder& decoder, const GenerationParams& params, const BrickPolicy& policy)
+Generator::Generator(LlamaDecoder& decoder, const GenerationParams& params,
+                     const BrickPolicy& policy)
     : decoder_(decoder),
       params_(params),
       sampling_(std::make_unique<Sampling>(params.sampling, decoder.config().n_vocab, policy)) {}
 
 Generator::~Generator() = default;
 
-Result<Generation> Generator::run(std::span<const TokenId> prompt, const std::function<void(TokenId)>& on_token,
-                                  LayerObserver* observer) {
+void Generator::validate(std::span<const TokenId> prompt) const {
   const std::size_t n_vocab = decoder_.config().n_vocab;
-  if (prompt.empty()) throw InvalidArgument("generate: the prompt is empty; it needs at least one token");
+  if (prompt.empty())
+    throw InvalidArgument("generate: the prompt is empty; it needs at least one token");
   for (const TokenId id : prompt) {
     if (id < 0 || static_cast<std::size_t>(id) >= n_vocab) {
-      throw InvalidArgument(fmt::format("generate: prompt token {} is outside the vocabulary of {}", id, n_vocab));
+      throw InvalidArgument(
+          fmt::format("generate: prompt token {} is outside the vocabulary of {}", id, n_vocab));
     }
   }
   for (const TokenId id : params_.force) {
     if (id < 0 || static_cast<std::size_t>(id) >= n_vocab) {
-      throw InvalidArgument(fmt::format("generate: forced token {} is outside the vocabulary of {}", id, n_vocab));
+      throw InvalidArgument(
+          fmt::format("generate: forced token {} is outside the vocabulary of {}", id, n_vocab));
     }
   }
   // The last generated token is never fed back, so n_predict tokens need n_predict - 1 positions.
-  const std::size_t needed = decoder_.n_past() + prompt.size() + (params_.n_predict > 0 ? params_.n_predict - 1 : 0);
+  const std::size_t needed =
+      decoder_.n_past() + prompt.size() + (params_.n_predict > 0 ? params_.n_predict - 1 : 0);
   if (needed > decoder_.n_ctx()) {
-    throw CapacityError(fmt::format("generate: {} prompt tokens and {} to generate need {} positions; the context "
-                                    "holds {} ({} used)",
-                                    prompt.size(), params_.n_predict, needed, decoder_.n_ctx(), decoder_.n_past()));
+    throw CapacityError(
+        fmt::format("generate: {} prompt tokens and {} to generate need {} positions; the context "
+                    "holds {} ({} used)",
+                    prompt.size(), params_.n_predict, needed, decoder_.n_ctx(), decoder_.n_past()));
   }
+}
+
+Result<Generation> Generator::run(std::span<const TokenId> prompt,
+                                  const std::function<void(TokenId)>& on_token,
+                                  LayerObserver* observer) {
+  validate(prompt);
   Generation out;
   out.prompt.assign(prompt.begin(), prompt.end());
   Sampling& s = *sampling_;
@@ -104,7 +115,9 @@ Result<Generation> Generator::run(std::span<const TokenId> prompt, const std::fu
     history.push_back(step.fed);
     out.steps.push_back(std::move(step));
     if (on_token) on_token(out.generated.back());
-    if (i + 1 == params_.n_predict || (params_.force.empty() && out.generated.back() == params_.stop_token)) break;
+    if (i + 1 == params_.n_predict ||
+        (params_.force.empty() && out.generated.back() == params_.stop_token))
+      break;
     start = Clock::now();
     logits = decoder_.evaluate(std::span(&out.generated.back(), 1), observer);
     out.timings.decode_ms += ms_since(start);
@@ -116,11 +129,13 @@ Result<Generation> Generator::run(std::span<const TokenId> prompt, const std::fu
 
 std::vector<VerifyReport> Generator::verify() {
   std::vector<VerifyReport> reports = decoder_.verify();
-  if (!sampling_->input.logits.empty()) reports.push_back(sampling_->brick.verify(sampling_->input));
+  if (!sampling_->input.logits.empty())
+    reports.push_back(sampling_->brick.verify(sampling_->input));
   return reports;
 }
 
-Result<Generation> generate(LlamaDecoder& decoder, std::span<const TokenId> prompt, const GenerationParams& params,
+Result<Generation> generate(LlamaDecoder& decoder, std::span<const TokenId> prompt,
+                            const GenerationParams& params,
                             const std::function<void(TokenId)>& on_token, LayerObserver* observer) {
   Generator generator(decoder, params);
   return generator.run(prompt, on_token, observer);

@@ -20,21 +20,26 @@ namespace {
 // A brick with the standard assertions and a budget of its bytes (for one token) at the options'
 // bandwidth.
 template <class Op>
-ComputeBrick<Op> make(Op op, const typename Op::Input& input, const LlamaOptions& options, Backend backend) {
+ComputeBrick<Op> make(Op op, const typename Op::Input& input, const LlamaOptions& options,
+                      Backend backend) {
   const double bytes = op.cost(input).bytes;
-  const auto budget =
-      TokenBudget::from_us_per_token(std::max(bytes, 1.0) / (options.bandwidth_budget.gb_per_second() * 1e3));
+  const auto budget = TokenBudget::from_us_per_token(
+      std::max(bytes, 1.0) / (options.bandwidth_budget.gb_per_second() * 1e3));
   return ops::make_brick(std::move(op), backend, budget, options.policy);
 }
 
-std::string block_name(std::size_t index, const char* what) { return fmt::format("blk.{}.{}", index, what); }
+std::string block_name(std::size_t index, const char* what) {
+  return fmt::format("blk.{}.{}", index, what);
+}
 
 KvCacheShape cache_shape(const LlamaConfig& config, const LlamaOptions& options) {
   if (options.n_ctx == 0 || options.n_ctx > config.n_ctx_train) {
-    throw InvalidArgument(fmt::format("llama decoder: a context of {} positions; the model allows 1..{}",
-                                      options.n_ctx, config.n_ctx_train));
+    throw InvalidArgument(
+        fmt::format("llama decoder: a context of {} positions; the model allows 1..{}",
+                    options.n_ctx, config.n_ctx_train));
   }
-  if (options.n_batch == 0) throw InvalidArgument("llama decoder: a batch of 0 tokens; it must be at least 1");
+  if (options.n_batch == 0)
+    throw InvalidArgument("llama decoder: a batch of 0 tokens; it must be at least 1");
   return {config.n_layer, options.n_ctx, config.n_head_kv, config.head_dim(), options.kv_type};
 }
 
@@ -83,7 +88,7 @@ struct LlamaDecoder::Buffers {
 };
 
 struct LlamaDecoder::Embedding {
-  std::vector<float> own;  // one token
+  std::vector<float> own;          // one token
   std::vector<TokenId> tokens{0};  // the ids of the last run
   quant::EmbeddingOp::Input input{tokens};
   std::span<float> output;
@@ -91,7 +96,9 @@ struct LlamaDecoder::Embedding {
   BrickLayer layer{"embedding"};
 
   Embedding(const LlamaWeights& w, const LlamaOptions& options, Backend backend)
-      : own(w.token_embd.cols()), output(own), brick(make(quant::EmbeddingOp(w.token_embd), input, options, backend)) {
+      : own(w.token_embd.cols()),
+        output(own),
+        brick(make(quant::EmbeddingOp(w.token_embd), input, options, backend)) {
     layer.add(brick, input, &output);
   }
 };
@@ -135,31 +142,38 @@ struct LlamaDecoder::Block {
   ComputeBrick<quant::ProjectionOp> ffn_down;
   ComputeBrick<ops::AddOp> ffn_residual;
 
-  Block(std::size_t i, const LlamaConfig& config, const LlamaLayerWeights& weights, std::span<const float> x,
-        KvCache& cache, ThreadPool& pool, const LlamaOptions& options, Backend backend)
+  Block(std::size_t i, const LlamaConfig& config, const LlamaLayerWeights& weights,
+        std::span<const float> x, KvCache& cache, ThreadPool& pool, const LlamaOptions& options,
+        Backend backend)
       : index(i),
         c(config),
         w(weights),
         own(config, 1),
         layer(fmt::format("blk.{}", i)),
-        attn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "attn_norm")), bind(own, x, 1, 0, 0).attn_norm,
-                       options, backend)),
-        qkv_proj(make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool), in.qkv, options,
-                      backend)),
-        rope(make(ops::RopeOp(BrickId::RopeEmbedding, block_name(i, "rope")), in.rope, options, backend)),
+        attn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "attn_norm")),
+                       bind(own, x, 1, 0, 0).attn_norm, options, backend)),
+        qkv_proj(
+            make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool),
+                 in.qkv, options, backend)),
+        rope(make(ops::RopeOp(BrickId::RopeEmbedding, block_name(i, "rope")), in.rope, options,
+                  backend)),
         kv_write(make(KvWriteOp(cache, block_name(i, "kv_write")), in.kv, options, backend)),
-        attention(make(AttentionOp(cache, {c.n_head, c.n_head_kv, c.head_dim()}, pool, block_name(i, "attention")),
+        attention(make(AttentionOp(cache, {c.n_head, c.n_head_kv, c.head_dim()}, pool,
+                                   block_name(i, "attention")),
                        in.attention, options, backend)),
-        wo(make(quant::ProjectionOp(BrickId::OutputProjection, block_name(i, "attn_output"), w.wo, pool), in.wo,
-                options, backend)),
-        attn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "attn_residual")), in.attn_residual, options,
-                           backend)),
-        ffn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "ffn_norm")), in.ffn_norm, options, backend)),
-        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool), in.gate_up, options, backend)),
-        ffn_down(make(quant::ProjectionOp(BrickId::DownProjection, block_name(i, "ffn_down"), w.down, pool), in.down,
+        wo(make(quant::ProjectionOp(BrickId::OutputProjection, block_name(i, "attn_output"), w.wo,
+                                    pool),
+                in.wo, options, backend)),
+        attn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "attn_residual")),
+                           in.attn_residual, options, backend)),
+        ffn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "ffn_norm")), in.ffn_norm,
                       options, backend)),
-        ffn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "ffn_residual")), in.ffn_residual, options,
-                          backend)) {
+        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool), in.gate_up, options, backend)),
+        ffn_down(make(
+            quant::ProjectionOp(BrickId::DownProjection, block_name(i, "ffn_down"), w.down, pool),
+            in.down, options, backend)),
+        ffn_residual(make(ops::AddOp(BrickId::Residual, block_name(i, "ffn_residual")),
+                          in.ffn_residual, options, backend)) {
     add(attn_norm, in.attn_norm, outputs.xn);
     add(qkv_proj, in.qkv, outputs.qkv);
     add(rope, in.rope, outputs.qk_rot);
@@ -174,7 +188,8 @@ struct LlamaDecoder::Block {
   }
 
   template <class Op>
-  void add(ComputeBrick<Op>& brick, const typename Op::Input& input, const std::span<float>& output) {
+  void add(ComputeBrick<Op>& brick, const typename Op::Input& input,
+           const std::span<float>& output) {
     layer.add(brick, input, &output);
     verifiers.emplace_back([&brick, &input] { return brick.verify(input); });
   }
@@ -182,18 +197,20 @@ struct LlamaDecoder::Block {
   // Points every brick at `buffers` for `tokens` tokens whose hidden states are the rows of `x`, at
   // `position` from KV cell `cell`. In shared buffers x may be `out` itself: the last brick to read
   // x (the attention residual) runs before the one that writes out.
-  const Inputs& bind(Buffers& b, std::span<const float> x, std::size_t tokens, std::size_t position, CellIndex cell) {
+  const Inputs& bind(Buffers& b, std::span<const float> x, std::size_t tokens, std::size_t position,
+                     CellIndex cell) {
     const std::size_t e = c.n_embd, kv = c.kv_dim(), q = c.n_embd;
-    outputs = {Buffers::rows(b.xn, tokens, e),           Buffers::rows(b.qkv, tokens, q + 2 * kv),
-               Buffers::rows(b.qk_rot, tokens, q + kv),  Buffers::rows(b.kv, tokens, 2 * kv),
-               Buffers::rows(b.attn, tokens, e),         Buffers::rows(b.o, tokens, e),
-               Buffers::rows(b.h, tokens, e),            Buffers::rows(b.hn, tokens, e),
-               Buffers::rows(b.act, tokens, c.n_ff),     Buffers::rows(b.down, tokens, e),
+    outputs = {Buffers::rows(b.xn, tokens, e),          Buffers::rows(b.qkv, tokens, q + 2 * kv),
+               Buffers::rows(b.qk_rot, tokens, q + kv), Buffers::rows(b.kv, tokens, 2 * kv),
+               Buffers::rows(b.attn, tokens, e),        Buffers::rows(b.o, tokens, e),
+               Buffers::rows(b.h, tokens, e),           Buffers::rows(b.hn, tokens, e),
+               Buffers::rows(b.act, tokens, c.n_ff),    Buffers::rows(b.down, tokens, e),
                Buffers::rows(b.out, tokens, e)};
     const Outputs& o = outputs;
     in.attn_norm = {x, w.attn_norm, c.rms_eps};
     in.qkv = {o.xn, tokens};
-    in.rope = {o.qkv, {c.head_dim(), position, c.rope_freq_base, ops::RopeLayout::Normal}, tokens, q + kv};
+    in.rope = {
+        o.qkv, {c.head_dim(), position, c.rope_freq_base, ops::RopeLayout::Normal}, tokens, q + kv};
     in.kv = {o.qk_rot.subspan(q), o.qkv.subspan(q + kv), index, cell, tokens, q + kv, q + 2 * kv};
     in.attention = {o.qk_rot, index, static_cast<std::size_t>(cell) + tokens, tokens};
     in.wo = {o.attn, tokens};
@@ -224,7 +241,8 @@ struct LlamaDecoder::Head {
         norm_out(xn),
         logits_out(logits),
         norm(make(ops::RmsNormOp(BrickId::RmsNorm, "output_norm"), norm_in, options, backend)),
-        lm_head(make(quant::ProjectionOp(BrickId::LmHead, "output", w.output, pool), lm_head_in, options, backend)) {
+        lm_head(make(quant::ProjectionOp(BrickId::LmHead, "output", w.output, pool), lm_head_in,
+                     options, backend)) {
     layer.add(norm, norm_in, &norm_out);
     layer.add(lm_head, lm_head_in, &logits_out);
   }
@@ -239,7 +257,8 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
   embedding_ = std::make_unique<Embedding>(weights, options_, backend_);
   std::span<const float> x = embedding_->own;
   for (std::size_t i = 0; i < config_.n_layer; ++i) {
-    Block& block = blocks_.emplace_back(i, config_, weights.layers[i], x, cache_, pool, options_, backend_);
+    Block& block =
+        blocks_.emplace_back(i, config_, weights.layers[i], x, cache_, pool, options_, backend_);
     x = block.own.out;
   }
   head_ = std::make_unique<Head>(config_, weights, x, pool, options_, backend_);
@@ -251,19 +270,21 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
 LlamaDecoder::~LlamaDecoder() = default;
 
 std::size_t LlamaDecoder::brick_count() const noexcept {
-  return embedding_->layer.size() + blocks_.size() * blocks_.front().layer.size() + head_->layer.size();
+  return embedding_->layer.size() + blocks_.size() * blocks_.front().layer.size() +
+         head_->layer.size();
 }
 
 void LlamaDecoder::require_room(std::span<const TokenId> tokens) const {
   for (const TokenId token : tokens) {
     if (token < 0 || static_cast<std::size_t>(token) >= config_.n_vocab) {
-      throw InvalidArgument(fmt::format("llama decoder: token id {} is outside the vocabulary of {}", token,
-                                        config_.n_vocab));
+      throw InvalidArgument(fmt::format(
+          "llama decoder: token id {} is outside the vocabulary of {}", token, config_.n_vocab));
     }
   }
   if (tokens.size() > options_.n_ctx - n_past_) {
-    throw CapacityError(fmt::format("llama decoder: {} more tokens do not fit the context of {} positions ({} used)",
-                                    tokens.size(), options_.n_ctx, n_past_));
+    throw CapacityError(fmt::format(
+        "llama decoder: {} more tokens do not fit the context of {} positions ({} used)",
+        tokens.size(), options_.n_ctx, n_past_));
   }
 }
 
@@ -272,14 +293,17 @@ LlamaDecoder::Buffers& LlamaDecoder::batch_buffers(std::size_t tokens) {
   return *batch_;
 }
 
-Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens, CellIndex cell, Buffers* shared,
-                                                 LayerObserver* observer) {
+Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens, CellIndex cell,
+                                                 Buffers* shared, LayerObserver* observer) {
   const std::size_t n = tokens.size();
   const std::size_t e = config_.n_embd;
   embedding_->tokens.assign(tokens.begin(), tokens.end());
   embedding_->input.tokens = embedding_->tokens;
-  embedding_->output = shared ? Buffers::rows(shared->out, n, e) : std::span<float>(embedding_->own);
-  if (auto report = run_layer(embedding_->layer, observer, config_.n_layer + 1, layer_times_.front()); !report) {
+  embedding_->output =
+      shared ? Buffers::rows(shared->out, n, e) : std::span<float>(embedding_->own);
+  if (auto report =
+          run_layer(embedding_->layer, observer, config_.n_layer + 1, layer_times_.front());
+      !report) {
     return tl::make_unexpected(report.error());
   }
   std::span<const float> x = embedding_->output;
@@ -292,7 +316,8 @@ Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens
     x = block.outputs.out;
   }
   head_->norm_in.x = x.last(e);
-  if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back()); !report) {
+  if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back());
+      !report) {
     return tl::make_unexpected(report.error());
   }
   last_token_ = tokens.back();
@@ -305,7 +330,8 @@ Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* 
   return evaluate(std::span(&token, 1), observer);
 }
 
-Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> tokens, LayerObserver* observer) {
+Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> tokens,
+                                                      LayerObserver* observer) {
   if (tokens.empty()) throw InvalidArgument("llama decoder: evaluate() needs at least one token");
   require_room(tokens);
   Result<std::span<const float>> logits;
@@ -315,11 +341,13 @@ Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> t
     for (std::size_t t = 0; t < batch.size(); ++t) positions[t] = static_cast<Pos>(n_past_ + t);
     const auto slot = cache_.find_slot(0, positions, Placement::Contiguous);
     if (!slot) {
-      throw CapacityError(fmt::format("llama decoder: the context of {} positions is full", options_.n_ctx));
+      throw CapacityError(
+          fmt::format("llama decoder: the context of {} positions is full", options_.n_ctx));
     }
     const CellIndex cell = slot->cells.front();
     for (std::size_t t = 0; t < slot->cells.size(); ++t) {
-      if (slot->cells[t] != cell + t) throw StateError("llama decoder: the KV cache gave a batch scattered cells");
+      if (slot->cells[t] != cell + t)
+        throw StateError("llama decoder: the KV cache gave a batch scattered cells");
     }
     logits = run(batch, cell, batch.size() == 1 ? nullptr : &batch_buffers(batch.size()), observer);
     if (!logits) return logits;

@@ -30,13 +30,15 @@ std::size_t require_u32(const GgufFile& file, const char* key) {
 
 // A per-layer size stored as one u32 or as an array of one value per layer (llama.cpp accepts
 // both); Brick runs only models whose layers all have the same size.
-std::optional<std::size_t> per_layer_size(const GgufFile& file, const char* key, std::size_t n_layer) {
+std::optional<std::size_t> per_layer_size(const GgufFile& file, const char* key,
+                                          std::size_t n_layer) {
   const gguf::Value* value = file.metadata().find_value(key);
   if (value == nullptr) return std::nullopt;
   if (const auto* scalar = value->get_if<std::uint32_t>()) return *scalar;
   const Array* array = value->get_if<Array>();
   if (array == nullptr) {
-    refuse(file, fmt::format("{} has type {}; llama.cpp reads a u32 or an array of them", key, name(value->type())));
+    refuse(file, fmt::format("{} has type {}; llama.cpp reads a u32 or an array of them", key,
+                             name(value->type())));
   }
   std::vector<std::uint64_t> sizes;
   if (const auto* u32 = std::get_if<std::vector<std::uint32_t>>(&array->values)) {
@@ -48,12 +50,16 @@ std::optional<std::size_t> per_layer_size(const GgufFile& file, const char* key,
                              name(array->element_type())));
   }
   if (sizes.size() != n_layer) {
-    refuse(file, fmt::format("{} has {} values for llama.block_count {}", key, sizes.size(), n_layer));
+    refuse(file,
+           fmt::format("{} has {} values for llama.block_count {}", key, sizes.size(), n_layer));
   }
   for (std::uint64_t s : sizes) {
     if (s != sizes.front()) {
-      refuse(file, fmt::format("{} differs between layers ({} and {}); Brick runs models whose layers have one size",
-                               key, sizes.front(), s));
+      refuse(
+          file,
+          fmt::format(
+              "{} differs between layers ({} and {}); Brick runs models whose layers have one size",
+              key, sizes.front(), s));
     }
   }
   return static_cast<std::size_t>(sizes.front());
@@ -64,7 +70,8 @@ std::optional<std::size_t> per_layer_size(const GgufFile& file, const char* key,
 void refuse_unsupported_keys(const GgufFile& file, std::size_t head_dim) {
   const Metadata& m = file.metadata();
   if (const auto* type = m.find<std::string>("llama.rope.scaling.type"); type && *type != "none") {
-    refuse(file, fmt::format("llama.rope.scaling.type is '{}'; Brick implements unscaled RoPE only", *type));
+    refuse(file, fmt::format("llama.rope.scaling.type is '{}'; Brick implements unscaled RoPE only",
+                             *type));
   }
   for (const char* key : {"llama.rope.scaling.factor", "llama.rope.scale_linear"}) {
     if (const float* factor = m.find<float>(key); factor && *factor != 0.0f && *factor != 1.0f) {
@@ -73,7 +80,8 @@ void refuse_unsupported_keys(const GgufFile& file, std::size_t head_dim) {
   }
   for (const char* key : {"llama.expert_count", "llama.expert_used_count"}) {
     if (const auto* experts = m.find<std::uint32_t>(key); experts && *experts != 0) {
-      refuse(file, fmt::format("{} is {}; Brick runs dense llama models, not mixtures of experts", key, *experts));
+      refuse(file, fmt::format("{} is {}; Brick runs dense llama models, not mixtures of experts",
+                               key, *experts));
     }
   }
   for (const char* key : {"llama.attention.key_length", "llama.attention.value_length"}) {
@@ -85,7 +93,9 @@ void refuse_unsupported_keys(const GgufFile& file, std::size_t head_dim) {
   }
 }
 
-std::string layer_tensor(std::size_t layer, const char* what) { return fmt::format("blk.{}.{}.weight", layer, what); }
+std::string layer_tensor(std::size_t layer, const char* what) {
+  return fmt::format("blk.{}.{}.weight", layer, what);
+}
 
 class TensorBinder {
  public:
@@ -94,11 +104,14 @@ class TensorBinder {
   quant::WeightMatrix matrix(const std::string& name, std::size_t rows, std::size_t cols) {
     const TensorInfo& t = take(name);
     if (t.n_dims != 2 || t.ne[0] != cols || t.ne[1] != rows) {
-      refuse(file_, fmt::format("tensor '{}' has shape {}; expected {{{}, {}}}", name, shape(t), cols, rows));
+      refuse(file_, fmt::format("tensor '{}' has shape {}; expected {{{}, {}}}", name, shape(t),
+                                cols, rows));
     }
     if (!quant::is_computable(t.type)) {
-      refuse(file_, fmt::format("tensor '{}' is {}; Brick computes with f32, f16, bf16, q8_0, q4_K, q5_K and q6_K",
-                                name, quant::name(t.type)));
+      refuse(file_,
+             fmt::format(
+                 "tensor '{}' is {}; Brick computes with f32, f16, bf16, q8_0, q4_K, q5_K and q6_K",
+                 name, quant::name(t.type)));
     }
     return {t.type, file_.tensor_data(t), rows, cols};
   }
@@ -109,7 +122,8 @@ class TensorBinder {
       refuse(file_, fmt::format("tensor '{}' has shape {}; expected {{{}}}", name, shape(t), n));
     }
     if (t.type != quant::TensorType::F32) {
-      refuse(file_, fmt::format("tensor '{}' is {}; norm weights must be f32", name, quant::name(t.type)));
+      refuse(file_,
+             fmt::format("tensor '{}' is {}; norm weights must be f32", name, quant::name(t.type)));
     }
     const std::span<const std::byte> bytes = file_.tensor_data(t);
     return {reinterpret_cast<const float*>(bytes.data()), n};
@@ -122,9 +136,11 @@ class TensorBinder {
   void require_all_bound() const {
     for (const TensorInfo& t : file_.tensors()) {
       if (bound_.count(t.name) == 0) {
-        refuse(file_, fmt::format("tensor '{}' is not part of a llama model Brick runs (no biases, experts or "
-                                  "RoPE factors)",
-                                  t.name));
+        refuse(file_,
+               fmt::format(
+                   "tensor '{}' is not part of a llama model Brick runs (no biases, experts or "
+                   "RoPE factors)",
+                   t.name));
       }
     }
   }
@@ -182,7 +198,8 @@ LlamaConfig llama_config(const GgufFile& file) {
   const Metadata& m = file.metadata();
   const std::string& architecture = m.get<std::string>("general.architecture");
   if (architecture != "llama") {
-    refuse(file, fmt::format("general.architecture is '{}'; Brick runs 'llama' models", architecture));
+    refuse(file,
+           fmt::format("general.architecture is '{}'; Brick runs 'llama' models", architecture));
   }
   LlamaConfig c;
   c.n_ctx_train = require_u32(file, "llama.context_length");
@@ -204,8 +221,10 @@ LlamaConfig llama_config(const GgufFile& file) {
   if (const float* base = m.find<float>("llama.rope.freq_base")) c.rope_freq_base = *base;
   const TensorInfo& embd = file.tensor("token_embd.weight");
   c.n_vocab = static_cast<std::size_t>(embd.ne[1]);
-  if (const auto* vocab_size = m.find<std::uint32_t>("llama.vocab_size"); vocab_size && *vocab_size != c.n_vocab) {
-    refuse(file, fmt::format("llama.vocab_size is {} but token_embd.weight has {} rows", *vocab_size, c.n_vocab));
+  if (const auto* vocab_size = m.find<std::uint32_t>("llama.vocab_size");
+      vocab_size && *vocab_size != c.n_vocab) {
+    refuse(file, fmt::format("llama.vocab_size is {} but token_embd.weight has {} rows",
+                             *vocab_size, c.n_vocab));
   }
   try {
     c.validate();
@@ -219,9 +238,10 @@ LlamaConfig llama_config(const GgufFile& file) {
 Vocab llama_vocab(const Metadata& m) {
   const std::string& model = m.get<std::string>("tokenizer.ggml.model");
   if (model != "llama") {
-    throw FormatError(fmt::format("tokenizer.ggml.model is '{}'; Brick implements the SentencePiece ('llama') "
-                                  "tokenizer",
-                                  model));
+    throw FormatError(
+        fmt::format("tokenizer.ggml.model is '{}'; Brick implements the SentencePiece ('llama') "
+                    "tokenizer",
+                    model));
   }
   const std::span<const std::string> tokens = m.get_array<std::string>("tokenizer.ggml.tokens");
   const std::vector<std::string_view> pieces(tokens.begin(), tokens.end());
@@ -237,7 +257,8 @@ Vocab llama_vocab(const Metadata& m) {
   special.bos = id("tokenizer.ggml.bos_token_id", special.bos);
   special.eos = id("tokenizer.ggml.eos_token_id", special.eos);
   special.unk = id("tokenizer.ggml.unknown_token_id", special.unk);
-  if (const auto* add_bos = m.find<gguf::Bool>("tokenizer.ggml.add_bos_token")) special.add_bos = add_bos->value;
+  if (const auto* add_bos = m.find<gguf::Bool>("tokenizer.ggml.add_bos_token"))
+    special.add_bos = add_bos->value;
   if (const auto* prefix = m.find<gguf::Bool>("tokenizer.ggml.add_space_prefix")) {
     special.add_space_prefix = prefix->value;
   }
@@ -255,8 +276,9 @@ LlamaModel::LlamaModel(GgufFile file)
       vocab_(llama_vocab(file_.metadata())),
       weights_(bind_weights(file_, config_)) {
   if (vocab_.size() != config_.n_vocab) {
-    refuse(file_, fmt::format("tokenizer.ggml.tokens has {} tokens but token_embd.weight has {} rows", vocab_.size(),
-                              config_.n_vocab));
+    refuse(file_,
+           fmt::format("tokenizer.ggml.tokens has {} tokens but token_embd.weight has {} rows",
+                       vocab_.size(), config_.n_vocab));
   }
   if (const auto* type = file_.metadata().find<std::uint32_t>("general.file_type")) {
     file_type_ = file_type_from_id(*type);

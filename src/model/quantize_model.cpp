@@ -17,12 +17,15 @@ using gguf::TensorInfo;
 using quant::TensorType;
 
 // llama-quantize re-types only the weights of two or more dimensions.
-bool is_weight_matrix(const TensorInfo& t) { return t.n_dims >= 2 && t.name.ends_with("weight"); }
+bool is_weight_matrix(const TensorInfo& t) {
+  return t.n_dims >= 2 && t.name.ends_with("weight");
+}
 
 }  // namespace
 
-QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesystem::path& out, FileType type,
-                              ThreadPool& pool, const gguf::GgufWriter::Progress& progress) {
+QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesystem::path& out,
+                              FileType type, ThreadPool& pool,
+                              const gguf::GgufWriter::Progress& progress) {
   std::error_code same_error;
   if (std::filesystem::equivalent(in, out, same_error)) {
     throw InvalidArgument(fmt::format("quantize: {} is both the input and the output", in));
@@ -30,8 +33,9 @@ QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesy
   const gguf::GgufFile file = gguf::GgufFile::open(in, Advice::Sequential);
   const auto* architecture = file.metadata().find<std::string>("general.architecture");
   if (architecture == nullptr || *architecture != "llama") {
-    throw FormatError(fmt::format("{}: general.architecture is {}; brick quantize types llama models", file.name(),
-                                  architecture ? fmt::format("'{}'", *architecture) : "missing"));
+    throw FormatError(
+        fmt::format("{}: general.architecture is {}; brick quantize types llama models",
+                    file.name(), architecture ? fmt::format("'{}'", *architecture) : "missing"));
   }
   const std::size_t n_layer = file.metadata().get<std::uint32_t>("llama.block_count");
   const bool has_output = file.find_tensor("output.weight") != nullptr;
@@ -44,15 +48,17 @@ QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesy
   std::vector<TensorType> source_types;
   for (const TensorInfo& t : file.tensors()) {
     TensorType target = t.type;
-    if (is_weight_matrix(t)) target = llama_tensor_type(type, t.name, t.n_dims, n_layer, has_output);
+    if (is_weight_matrix(t))
+      target = llama_tensor_type(type, t.name, t.n_dims, n_layer, has_output);
     if (target != t.type) {
       if (!quant::is_computable(t.type)) {
-        throw FormatError(fmt::format("{}: tensor '{}' is {}; Brick cannot read its values to re-type it",
-                                      file.name(), t.name, quant::name(t.type)));
+        throw FormatError(
+            fmt::format("{}: tensor '{}' is {}; Brick cannot read its values to re-type it",
+                        file.name(), t.name, quant::name(t.type)));
       }
       if (!quant::is_quantizable(target) || t.ne[0] % quant::traits(target).block_values != 0) {
-        throw FormatError(fmt::format("{}: tensor '{}' ({} values per row) cannot be stored as {}", file.name(),
-                                      t.name, t.ne[0], quant::name(target)));
+        throw FormatError(fmt::format("{}: tensor '{}' ({} values per row) cannot be stored as {}",
+                                      file.name(), t.name, t.ne[0], quant::name(target)));
       }
       ++report.quantized;
     }
@@ -84,7 +90,8 @@ QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesy
             const std::size_t count = std::min(kRowsPerChunk, range.end - first);
             values.resize(count * n_per_row);
             quant::dequantize(source.type, data.subspan(first * in_row, count * in_row), values);
-            quant::quantize(target.type, values, n_per_row, bytes.subspan(first * out_row, count * out_row));
+            quant::quantize(target.type, values, n_per_row,
+                            bytes.subspan(first * out_row, count * out_row));
           }
         });
       },

@@ -12,10 +12,12 @@ void SamplingOp::run(const Input& input, std::span<float> out, Backend) const {
   out[0] = static_cast<float>(sampler_->sample(input.logits, input.history, input.draw));
 }
 
-ComputeBrick<SamplingOp> make_sampling_brick(Sampler& sampler, std::size_t vocab_size, const BrickPolicy& policy) {
-  return ComputeBrick<SamplingOp>(SamplingOp(sampler),
-                                  {SamplingOp::equivalence(), Bounds{0.0f, static_cast<float>(vocab_size - 1)}},
-                                  Backend::Scalar, {}, policy);
+ComputeBrick<SamplingOp> make_sampling_brick(Sampler& sampler, std::size_t vocab_size,
+                                             const BrickPolicy& policy) {
+  return ComputeBrick<SamplingOp>(
+      SamplingOp(sampler),
+      {SamplingOp::equivalence(), Bounds{0.0f, static_cast<float>(vocab_size - 1)}},
+      Backend::Scalar, {}, policy);
 }
 
 }  // namespace brick::model

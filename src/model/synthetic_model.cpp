@@ -48,7 +48,9 @@ class Rng {
   std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
 
  private:
-  static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
+    return (x << k) | (x >> (64 - k));
+  }
   std::array<std::uint64_t, 4> s_{};
 };
 
@@ -80,7 +82,8 @@ constexpr std::size_t kMaxPieceBytes = 16;
 char frequent_letter(Rng& rng) noexcept {
   // Squaring a uniform index favours the front of the list.
   const float u = rng.unit();
-  return kLetters[std::min(kLetters.size() - 1, static_cast<std::size_t>(u * u * static_cast<float>(kLetters.size())))];
+  return kLetters[std::min(kLetters.size() - 1,
+                           static_cast<std::size_t>(u * u * static_cast<float>(kLetters.size())))];
 }
 
 struct TensorPlan {
@@ -145,50 +148,59 @@ SyntheticModelSpec SyntheticModelSpec::preset(std::string_view name) {
     s.n_ctx = 2048;
     return s;
   }
-  throw InvalidArgument(fmt::format("synthetic model: no preset '{}'; the presets are tiny, small and base", name));
+  throw InvalidArgument(
+      fmt::format("synthetic model: no preset '{}'; the presets are tiny, small and base", name));
 }
 
 void SyntheticModelSpec::validate() const {
-  for (const auto& [value, field] : {std::pair{n_layer, "layers"}, std::pair{n_embd, "embd"},
-                                     std::pair{n_head, "heads"}, std::pair{n_head_kv, "kv-heads"},
-                                     std::pair{n_ff, "ffn"}, std::pair{n_ctx, "ctx"}}) {
+  for (const auto& [value, field] :
+       {std::pair{n_layer, "layers"}, std::pair{n_embd, "embd"}, std::pair{n_head, "heads"},
+        std::pair{n_head_kv, "kv-heads"}, std::pair{n_ff, "ffn"}, std::pair{n_ctx, "ctx"}}) {
     require(value > 0, fmt::format("{} is 0; it must be positive", field));
   }
-  require(n_vocab >= kMinVocab, fmt::format("a vocabulary of {} tokens; it needs at least {} (3 special, 256 bytes, "
-                                            "{} single characters)",
-                                            n_vocab, kMinVocab, kAlphabet));
+  require(n_vocab >= kMinVocab,
+          fmt::format("a vocabulary of {} tokens; it needs at least {} (3 special, 256 bytes, "
+                      "{} single characters)",
+                      n_vocab, kMinVocab, kAlphabet));
   require(n_vocab <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
           fmt::format("a vocabulary of {} tokens does not fit token ids", n_vocab));
   require(n_embd % n_head == 0 && (n_embd / n_head) % 2 == 0,
           fmt::format("embd {} does not split into {} heads of an even size", n_embd, n_head));
-  require(n_head % n_head_kv == 0, fmt::format("heads {} is not a multiple of kv-heads {}", n_head, n_head_kv));
-  require(n_ctx <= std::numeric_limits<std::uint32_t>::max() && n_embd <= std::numeric_limits<std::uint32_t>::max() &&
+  require(n_head % n_head_kv == 0,
+          fmt::format("heads {} is not a multiple of kv-heads {}", n_head, n_head_kv));
+  require(n_ctx <= std::numeric_limits<std::uint32_t>::max() &&
+              n_embd <= std::numeric_limits<std::uint32_t>::max() &&
               n_ff <= std::numeric_limits<std::uint32_t>::max() && n_layer <= 1'000'000,
           "a size does not fit the file's u32 fields");
   for (const TensorPlan& t : tensor_plan(*this)) {
     const std::size_t block = quant::traits(t.type).block_values;
     // The k-quants take Q8_K activations, whose blocks are 256 wide whatever the weight block.
-    const bool k_quant = t.type == TensorType::Q4_K || t.type == TensorType::Q5_K || t.type == TensorType::Q6_K;
+    const bool k_quant =
+        t.type == TensorType::Q4_K || t.type == TensorType::Q5_K || t.type == TensorType::Q6_K;
     const std::size_t needed = k_quant ? 256 : block;
-    require(t.cols % needed == 0, fmt::format("{} is {} wide; {} rows need a multiple of {}", t.name, t.cols,
-                                              quant::name(t.type), needed));
-    require(t.rows <= std::numeric_limits<std::uint64_t>::max() / t.cols, fmt::format("{} overflows", t.name));
+    require(t.cols % needed == 0, fmt::format("{} is {} wide; {} rows need a multiple of {}",
+                                              t.name, t.cols, quant::name(t.type), needed));
+    require(t.rows <= std::numeric_limits<std::uint64_t>::max() / t.cols,
+            fmt::format("{} overflows", t.name));
   }
 }
 
 std::string SyntheticModelSpec::name() const {
-  return fmt::format("brick-synthetic-{}x{}-{}{}-s{}", n_layer, n_embd, model::name(type), tied ? "-tied" : "", seed);
+  return fmt::format("brick-synthetic-{}x{}-{}{}-s{}", n_layer, n_embd, model::name(type),
+                     tied ? "-tied" : "", seed);
 }
 
 std::uint64_t SyntheticModelSpec::parameters() const noexcept {
   std::uint64_t total = 0;
-  for (const TensorPlan& t : tensor_plan(*this)) total += static_cast<std::uint64_t>(t.rows) * t.cols;
+  for (const TensorPlan& t : tensor_plan(*this))
+    total += static_cast<std::uint64_t>(t.rows) * t.cols;
   return total;
 }
 
 SyntheticVocab synthetic_vocab(std::size_t n_vocab, std::uint64_t seed) {
   if (n_vocab < kMinVocab) {
-    throw InvalidArgument(fmt::format("synthetic vocabulary: {} tokens; at least {} are needed", n_vocab, kMinVocab));
+    throw InvalidArgument(
+        fmt::format("synthetic vocabulary: {} tokens; at least {} are needed", n_vocab, kMinVocab));
   }
   SyntheticVocab v;
   v.pieces.reserve(n_vocab);
@@ -200,7 +212,8 @@ SyntheticVocab synthetic_vocab(std::size_t n_vocab, std::uint64_t seed) {
   add("<unk>", 0.0f, TokenType::Unknown);
   add("<s>", 0.0f, TokenType::Control);
   add("</s>", 0.0f, TokenType::Control);
-  for (int byte = 0; byte < 256; ++byte) add(fmt::format("<0x{:02X}>", byte), 0.0f, TokenType::Byte);
+  for (int byte = 0; byte < 256; ++byte)
+    add(fmt::format("<0x{:02X}>", byte), 0.0f, TokenType::Byte);
 
   std::vector<std::string> singles = {std::string(kSpace)};
   for (char c : kLetters) singles.emplace_back(1, c);
@@ -210,7 +223,8 @@ SyntheticVocab synthetic_vocab(std::size_t n_vocab, std::uint64_t seed) {
   // of the time), so every piece can be reached by merging pieces of the vocabulary.
   std::vector<std::string> merged;
   std::vector<std::string> word_starts = {std::string(kSpace)};
-  std::vector<std::string> grown(singles.begin() + 1, singles.begin() + 1 + static_cast<long>(kLetters.size()));
+  std::vector<std::string> grown(singles.begin() + 1,
+                                 singles.begin() + 1 + static_cast<long>(kLetters.size()));
   Rng rng(mix(seed ^ 0x766F636162ull));
   const std::size_t wanted = n_vocab - kSpecialTokens - singles.size();
   while (merged.size() < wanted) {
@@ -266,8 +280,8 @@ gguf::GgufWriter synthetic_model_writer(const SyntheticModelSpec& s) {
   return writer;
 }
 
-void write_synthetic_model(const SyntheticModelSpec& s, const std::filesystem::path& path, ThreadPool& pool,
-                           const gguf::GgufWriter::Progress& progress) {
+void write_synthetic_model(const SyntheticModelSpec& s, const std::filesystem::path& path,
+                           ThreadPool& pool, const gguf::GgufWriter::Progress& progress) {
   const gguf::GgufWriter writer = synthetic_model_writer(s);
   const std::vector<TensorPlan> plan = tensor_plan(s);
   constexpr std::size_t kRowsPerChunk = 16;
@@ -286,7 +300,8 @@ void write_synthetic_model(const SyntheticModelSpec& s, const std::filesystem::p
               draw_normal(rng, t.norm ? 1.0f : 0.0f, t.norm ? 0.1f : 0.02f,
                           std::span(values).subspan(r * t.cols, t.cols));
             }
-            quant::quantize(t.type, values, t.cols, out.subspan(first * row_bytes, count * row_bytes));
+            quant::quantize(t.type, values, t.cols,
+                            out.subspan(first * row_bytes, count * row_bytes));
           }
         });
       },

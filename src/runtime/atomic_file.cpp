@@ -1,14 +1,13 @@
 #include "brick/runtime/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <random>
-
-#include <fmt/format.h>
-#include <fmt/std.h>
 
 #include "brick/core/error.hpp"
 #include "runtime/os_error.hpp"
@@ -29,7 +28,8 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
     if (errno != EEXIST) break;
   }
   const int error = errno;
-  throw IoError(fmt::format("cannot create a temporary file beside {}: {}", target_, detail::errno_text(error)));
+  throw IoError(fmt::format("cannot create a temporary file beside {}: {}", target_,
+                            detail::errno_text(error)));
 }
 
 AtomicFile::~AtomicFile() {
@@ -72,7 +72,8 @@ void AtomicFile::commit() {
   if (rename(temporary_.c_str(), target_.c_str()) != 0) {
     const int error = errno;
     unlink(temporary_.c_str());
-    throw IoError(fmt::format("cannot rename the temporary over {}: {}", target_, detail::errno_text(error)));
+    throw IoError(
+        fmt::format("cannot rename the temporary over {}: {}", target_, detail::errno_text(error)));
   }
 }
 

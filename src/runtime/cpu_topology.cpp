@@ -33,10 +33,12 @@ std::size_t physical_cores() noexcept {
     std::set<std::pair<long, long>> cores;
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
       if (!CPU_ISSET(cpu, &set)) continue;
-      const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+      const std::string topology =
+          "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
       long package = 0;
       long core = 0;
-      if (!read_number(topology + "physical_package_id", package) || !read_number(topology + "core_id", core)) {
+      if (!read_number(topology + "physical_package_id", package) ||
+          !read_number(topology + "core_id", core)) {
         return usable_cpus();
       }
       cores.emplace(package, core);

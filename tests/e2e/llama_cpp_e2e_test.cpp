@@ -1,9 +1,9 @@
-// The same GGUF in Brick and in real llama.cpp (node-llama-cpp 3.21.1 from .oracle/, flash attention
-// off, 1 thread, greedy): the tokenizer gives the same ids, 32 greedy tokens are identical, and with
-// both engines fed the same forced tokens, every step's top-1 is the same and the top logits
-// relative to it agree within kRelativeLogitTolerance. One synthetic model per shape and type: MHA,
-// GQA 4:1, tied output, Q4_K_M, Q5_K_M, Q6_K, Q8_0, F16. BRICK_E2E_VERBOSE=1 prints every step's
-// largest relative logit difference.
+// The same GGUF in Brick and in real llama.cpp (node-llama-cpp 3.21.1 from .oracle/, flash
+// attention off, 1 thread, greedy): the tokenizer gives the same ids, 32 greedy tokens are
+// identical, and with both engines fed the same forced tokens, every step's top-1 is the same and
+// the top logits relative to it agree within kRelativeLogitTolerance. One synthetic model per shape
+// and type: MHA, GQA 4:1, tied output, Q4_K_M, Q5_K_M, Q6_K, Q8_0, F16. BRICK_E2E_VERBOSE=1 prints
+// every step's largest relative logit difference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -43,7 +43,9 @@ struct Shape {
   bool tied;
 };
 
-fs::path folder() { return fs::temp_directory_path() / fmt::format("brick-e2e-{}", getpid()); }
+fs::path folder() {
+  return fs::temp_directory_path() / fmt::format("brick-e2e-{}", getpid());
+}
 
 // The models are written once per process and removed at its end.
 class ModelFolder : public ::testing::Environment {
@@ -55,7 +57,6 @@ const auto* const kModelFolder = ::testing::AddGlobalTestEnvironment(new ModelFo
 
 class LlamaCppE2e : public ::testing::TestWithParam<Shape> {
  protected:
-
   fs::path model_file() const {
     const Shape& s = GetParam();
     SyntheticModelSpec spec = SyntheticModelSpec::preset("tiny");
@@ -80,7 +81,8 @@ TEST_P(LlamaCppE2e, TokenizerGivesLlamaCppsIds) {
   const fs::path path = model_file();
   const LlamaModel model = LlamaModel::open(path);
   const Tokenizer tokenizer(model.vocab());
-  for (const char* text : {"Once upon a time", "the quick brown fox, 12 jumps!", "  two  spaces", "ünïcode ☃ bytes"}) {
+  for (const char* text :
+       {"Once upon a time", "the quick brown fox, 12 jumps!", "  two  spaces", "ünïcode ☃ bytes"}) {
     test::LlamaCppRequest request;
     request.model = path;
     request.prompt = {1};
@@ -118,7 +120,8 @@ TEST_P(LlamaCppE2e, GreedyTokensAndForcedLogitsMatchLlamaCpp) {
 
   // Teacher forcing with the same arbitrary ids in both engines.
   std::vector<TokenId> forced;
-  for (std::size_t i = 0; i < kTokens; ++i) forced.push_back(static_cast<TokenId>(3 + (i * 97 + 11) % (model.config().n_vocab - 3)));
+  for (std::size_t i = 0; i < kTokens; ++i)
+    forced.push_back(static_cast<TokenId>(3 + (i * 97 + 11) % (model.config().n_vocab - 3)));
   request.force = ints(forced);
   request.top = 8;
   const test::LlamaCppRun theirs = test::run_llama_cpp(request);
@@ -140,15 +143,18 @@ TEST_P(LlamaCppE2e, GreedyTokensAndForcedLogitsMatchLlamaCpp) {
     const float top = logits[static_cast<std::size_t>(theirs.steps[i].token)];
     double step_worst = 0.0;
     for (const auto& [id, relative] : theirs.steps[i].top) {
-      step_worst = std::max(step_worst, std::abs((logits[static_cast<std::size_t>(id)] - top) - relative));
+      step_worst =
+          std::max(step_worst, std::abs((logits[static_cast<std::size_t>(id)] - top) - relative));
     }
     EXPECT_LE(step_worst, kRelativeLogitTolerance) << "step " << i;
-    if (std::getenv("BRICK_E2E_VERBOSE")) fmt::print("step {} largest relative logit difference {:.3g}\n", i, step_worst);
+    if (std::getenv("BRICK_E2E_VERBOSE"))
+      fmt::print("step {} largest relative logit difference {:.3g}\n", i, step_worst);
     if (std::getenv("BRICK_E2E_VERBOSE")) fmt::print("step {} worst {:.3g}\n", i, step_worst);
     worst = std::max(worst, step_worst);
     if (step_worst <= kTypicalTolerance) ++typical;
   }
-  EXPECT_GE(static_cast<double>(typical), kTypicalFraction * static_cast<double>(theirs.steps.size()))
+  EXPECT_GE(static_cast<double>(typical),
+            kTypicalFraction * static_cast<double>(theirs.steps.size()))
       << "worst relative logit difference " << worst;
   RecordProperty("worst_relative_logit_difference", fmt::format("{:.3g}", worst));
 }

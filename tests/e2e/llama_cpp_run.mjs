@@ -4,6 +4,7 @@
 //   node llama_cpp_run.mjs '{"model": "m.gguf", "prompt": [1, 15, 27], "n": 32, "threads": 1,
 //                            "context": 512, "top": 8, "force": [ ... ], "text": "..." }'
 //   node llama_cpp_run.mjs @request.json      (the same object, read from a file)
+//   node llama_cpp_run.mjs '{"baseline": true}'   (node and llama.cpp's libraries loaded, no model)
 //
 // The prompt is evaluated in one batch; then n tokens are generated greedily, one per evaluation.
 // With "force", the i-th forced id is fed instead of the i-th prediction (teacher forcing), while
@@ -11,7 +12,9 @@
 // ids with logits relative to the top one (log(p_i / p_top) = logit_i - logit_top: llama.cpp
 // reports a softmax of the raw logits). "perf" holds llama.cpp's own llama_perf_context_print
 // lines. With "text", "tokens" holds llama.cpp's tokenization of it (special tokens not parsed, no
-// BOS added). Flash attention is off and the CPU is used alone: the numerics then follow
+// BOS added). With "baseline", the script stops once node-llama-cpp and llama.cpp's libraries are
+// loaded: the process's peak memory is then what node itself takes, for benchmarks that measure
+// llama.cpp's. Flash attention is off and the CPU is used alone: the numerics then follow
 // ../../../shared/llama-cpp-e2e.md.
 import fs from "node:fs";
 import path from "node:path";
@@ -23,7 +26,13 @@ const { getLlama, LlamaLogLevel } = await import(pathToFileURL(path.join(oracle,
 
 const request = process.argv[2] ?? "{}";
 const args = JSON.parse(request.startsWith("@") ? fs.readFileSync(request.slice(1), "utf8") : request);
-const { model, prompt, n = 0, threads = 1, context = 512, top = 8, force = null, text = null } = args;
+const { model, prompt, n = 0, threads = 1, context = 512, top = 8, force = null, text = null, baseline = false } = args;
+if (baseline) {
+  const llama = await getLlama({ gpu: false, build: "never", usePrebuiltBinaries: true, skipDownload: true });
+  console.log(JSON.stringify({ baseline: true }));
+  await llama.dispose();
+  process.exit(0);
+}
 if (!model || !Array.isArray(prompt) || prompt.length === 0) {
   console.error("usage: node llama_cpp_run.mjs '{\"model\": PATH, \"prompt\": [ids...], \"n\": N}'");
   process.exit(2);

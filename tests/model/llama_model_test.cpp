@@ -1,5 +1,5 @@
-// LlamaModel reads a llama GGUF as llama.cpp does, and refuses, naming the key or tensor, every file
-// llama.cpp would run differently from Brick (or not at all).
+// LlamaModel reads a llama GGUF as llama.cpp does, and refuses, naming the key or tensor, every
+// file llama.cpp would run differently from Brick (or not at all).
 #include "brick/model/llama_model.hpp"
 
 #include <gtest/gtest.h>
@@ -95,8 +95,9 @@ TEST_F(LlamaModelTest, KeysLlamaCppLeavesOptionalGetItsDefaults) {
   SyntheticModelSpec mha = tiny();
   mha.n_head_kv = mha.n_head;
   GgufWriter writer = synthetic_model_writer(mha);
-  for (const char* key : {"llama.attention.head_count_kv", "llama.rope.dimension_count", "llama.rope.freq_base",
-                          "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.bos_token_id"}) {
+  for (const char* key :
+       {"llama.attention.head_count_kv", "llama.rope.dimension_count", "llama.rope.freq_base",
+        "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.bos_token_id"}) {
     writer.metadata().erase(key);
   }
   const LlamaModel model = load(writer);
@@ -109,8 +110,10 @@ TEST_F(LlamaModelTest, KeysLlamaCppLeavesOptionalGetItsDefaults) {
 
 TEST_F(LlamaModelTest, PerLayerArraysOfOneValueAreAccepted) {
   GgufWriter writer = synthetic_model_writer(tiny());
-  writer.metadata().set("llama.feed_forward_length", gguf::Array{std::vector<std::int32_t>{512, 512}});
-  writer.metadata().set("llama.attention.head_count_kv", gguf::Array{std::vector<std::uint32_t>{2, 2}});
+  writer.metadata().set("llama.feed_forward_length",
+                        gguf::Array{std::vector<std::int32_t>{512, 512}});
+  writer.metadata().set("llama.attention.head_count_kv",
+                        gguf::Array{std::vector<std::uint32_t>{2, 2}});
   const LlamaModel model = load(writer);
   EXPECT_EQ(model.config().n_ff, 512u);
   EXPECT_EQ(model.config().n_head_kv, 2u);
@@ -123,30 +126,42 @@ TEST_F(LlamaModelTest, RefusesWhatLlamaCppWouldComputeDifferently) {
     edit(m);
     return rebuild(base, std::move(m));
   };
-  expect_refused(with([](auto& m) { m.set("general.architecture", "qwen2"); }), "general.architecture");
+  expect_refused(with([](auto& m) { m.set("general.architecture", "qwen2"); }),
+                 "general.architecture");
   expect_refused(with([](auto& m) { m.erase("general.architecture"); }), "general.architecture");
   expect_refused(with([](auto& m) { m.erase("llama.block_count"); }), "llama.block_count");
   expect_refused(with([](auto& m) { m.erase("llama.context_length"); }), "llama.context_length");
   expect_refused(with([](auto& m) { m.erase("llama.attention.layer_norm_rms_epsilon"); }),
                  "llama.attention.layer_norm_rms_epsilon");
-  expect_refused(with([](auto& m) { m.erase("llama.feed_forward_length"); }), "llama.feed_forward_length");
-  expect_refused(with([](auto& m) { m.erase("llama.attention.head_count"); }), "llama.attention.head_count");
-  expect_refused(with([](auto& m) { m.set("llama.block_count", std::int32_t{2}); }), "llama.block_count");
-  expect_refused(with([](auto& m) { m.set("llama.embedding_length", std::uint32_t{0}); }), "llama.embedding_length");
-  expect_refused(with([](auto& m) { m.set("llama.attention.head_count_kv", std::uint32_t{3}); }), "head_count_kv");
+  expect_refused(with([](auto& m) { m.erase("llama.feed_forward_length"); }),
+                 "llama.feed_forward_length");
+  expect_refused(with([](auto& m) { m.erase("llama.attention.head_count"); }),
+                 "llama.attention.head_count");
+  expect_refused(with([](auto& m) { m.set("llama.block_count", std::int32_t{2}); }),
+                 "llama.block_count");
+  expect_refused(with([](auto& m) { m.set("llama.embedding_length", std::uint32_t{0}); }),
+                 "llama.embedding_length");
+  expect_refused(with([](auto& m) { m.set("llama.attention.head_count_kv", std::uint32_t{3}); }),
+                 "head_count_kv");
   expect_refused(with([](auto& m) { m.set("llama.rope.dimension_count", std::uint32_t{32}); }),
                  "llama.rope.dimension_count");
-  expect_refused(with([](auto& m) { m.set("llama.rope.scaling.type", "linear"); }), "llama.rope.scaling.type");
-  expect_refused(with([](auto& m) { m.set("llama.rope.scaling.factor", 4.0f); }), "llama.rope.scaling.factor");
-  expect_refused(with([](auto& m) { m.set("llama.expert_count", std::uint32_t{8}); }), "llama.expert_count");
+  expect_refused(with([](auto& m) { m.set("llama.rope.scaling.type", "linear"); }),
+                 "llama.rope.scaling.type");
+  expect_refused(with([](auto& m) { m.set("llama.rope.scaling.factor", 4.0f); }),
+                 "llama.rope.scaling.factor");
+  expect_refused(with([](auto& m) { m.set("llama.expert_count", std::uint32_t{8}); }),
+                 "llama.expert_count");
   expect_refused(with([](auto& m) { m.set("llama.attention.key_length", std::uint32_t{128}); }),
                  "llama.attention.key_length");
-  expect_refused(with([](auto& m) { m.set("llama.vocab_size", std::uint32_t{600}); }), "llama.vocab_size");
-  expect_refused(with([](auto& m) {
-                   m.set("llama.feed_forward_length", gguf::Array{std::vector<std::uint32_t>{512, 1024}});
-                 }),
-                 "llama.feed_forward_length");
-  expect_refused(with([](auto& m) { m.set("tokenizer.ggml.model", "gpt2"); }), "tokenizer.ggml.model");
+  expect_refused(with([](auto& m) { m.set("llama.vocab_size", std::uint32_t{600}); }),
+                 "llama.vocab_size");
+  expect_refused(
+      with([](auto& m) {
+        m.set("llama.feed_forward_length", gguf::Array{std::vector<std::uint32_t>{512, 1024}});
+      }),
+      "llama.feed_forward_length");
+  expect_refused(with([](auto& m) { m.set("tokenizer.ggml.model", "gpt2"); }),
+                 "tokenizer.ggml.model");
   expect_refused(with([](auto& m) { m.erase("tokenizer.ggml.tokens"); }), "tokenizer.ggml.tokens");
   expect_refused(with([](auto& m) { m.set("llama.attention.layer_norm_rms_epsilon", -1.0f); }),
                  "layer_norm_rms_epsilon");
@@ -170,13 +185,16 @@ TEST_F(LlamaModelTest, RefusesMissingUnknownAndMisshapenTensors) {
   expect_refused(transposed, "blk.0.attn_k.weight");
 
   GgufWriter vocab(base.metadata());
-  vocab.metadata().set("tokenizer.ggml.tokens", gguf::Array{std::vector<std::string>{"<unk>", "<s>", "</s>"}});
-  for (const gguf::TensorInfo& t : base.tensors()) vocab.add_tensor(t.name, t.type, std::span(t.ne.data(), t.n_dims));
+  vocab.metadata().set("tokenizer.ggml.tokens",
+                       gguf::Array{std::vector<std::string>{"<unk>", "<s>", "</s>"}});
+  for (const gguf::TensorInfo& t : base.tensors())
+    vocab.add_tensor(t.name, t.type, std::span(t.ne.data(), t.n_dims));
   expect_refused(vocab, "tokenizer.ggml.tokens");
 
   GgufWriter norm_type(base.metadata());
   for (const gguf::TensorInfo& t : base.tensors()) {
-    norm_type.add_tensor(t.name, t.name == "blk.1.ffn_norm.weight" ? quant::TensorType::F16 : t.type,
+    norm_type.add_tensor(t.name,
+                         t.name == "blk.1.ffn_norm.weight" ? quant::TensorType::F16 : t.type,
                          std::span(t.ne.data(), t.n_dims));
   }
   expect_refused(norm_type, "blk.1.ffn_norm.weight");

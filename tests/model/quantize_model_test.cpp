@@ -38,8 +38,8 @@ class QuantizeModelTest : public ::testing::Test {
 fs::path QuantizeModelTest::folder_;
 
 TEST_F(QuantizeModelTest, EveryTensorHasLlamaQuantizesTypeAndBytes) {
-  for (FileType type : {FileType::Q4_K_M, FileType::Q5_K_M, FileType::Q6_K, FileType::Q8_0, FileType::F16,
-                        FileType::BF16}) {
+  for (FileType type : {FileType::Q4_K_M, FileType::Q5_K_M, FileType::Q6_K, FileType::Q8_0,
+                        FileType::F16, FileType::BF16}) {
     SCOPED_TRACE(std::string(name(type)));
     const fs::path ours = folder_ / fmt::format("brick-{}.gguf", name(type));
     const fs::path theirs = folder_ / fmt::format("llama-{}.gguf", name(type));
@@ -48,8 +48,10 @@ TEST_F(QuantizeModelTest, EveryTensorHasLlamaQuantizesTypeAndBytes) {
     test::llama_quantize(source(), theirs, static_cast<int>(type));
     const gguf::GgufFile a = gguf::GgufFile::open(ours);
     const gguf::GgufFile b = gguf::GgufFile::open(theirs);
-    EXPECT_EQ(a.metadata().get<std::uint32_t>("general.file_type"), static_cast<std::uint32_t>(type));
-    EXPECT_EQ(b.metadata().get<std::uint32_t>("general.file_type"), static_cast<std::uint32_t>(type));
+    EXPECT_EQ(a.metadata().get<std::uint32_t>("general.file_type"),
+              static_cast<std::uint32_t>(type));
+    EXPECT_EQ(b.metadata().get<std::uint32_t>("general.file_type"),
+              static_cast<std::uint32_t>(type));
     ASSERT_EQ(a.tensors().size(), b.tensors().size());
     EXPECT_EQ(report.tensors, a.tensors().size());
     for (const gguf::TensorInfo& t : b.tensors()) {
@@ -81,7 +83,9 @@ TEST_F(QuantizeModelTest, BadRequestsLeaveNoOutput) {
   EXPECT_THROW(quantize_model(source(), source(), FileType::Q8_0, pool), InvalidArgument);
   const fs::path out = folder_ / "never.gguf";
   EXPECT_THROW(quantize_model(folder_ / "missing.gguf", out, FileType::Q8_0, pool), IoError);
-  EXPECT_THROW(quantize_model(source(), folder_ / "no-such-folder" / "out.gguf", FileType::Q8_0, pool), IoError);
+  EXPECT_THROW(
+      quantize_model(source(), folder_ / "no-such-folder" / "out.gguf", FileType::Q8_0, pool),
+      IoError);
   EXPECT_FALSE(fs::exists(out));
 }
 

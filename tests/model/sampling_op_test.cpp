@@ -14,7 +14,8 @@ TEST(SamplingOp, TheSameDrawGivesTheSameTokenAndEveryAssertionHolds) {
   params.temperature = 0.8f;
   params.seed = 3;
   std::vector<float> logits(100);
-  for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = static_cast<float>((i * 37) % 23) * 0.1f;
+  for (std::size_t i = 0; i < logits.size(); ++i)
+    logits[i] = static_cast<float>((i * 37) % 23) * 0.1f;
   Sampler sampler(params, logits.size());
   auto brick = make_sampling_brick(sampler, logits.size());
   const std::vector<TokenId> history = {5, 6};

@@ -40,7 +40,8 @@ TEST(SyntheticVocab, PiecesAreUniqueReachableByMergesAndByteTokensAreAllThere) {
   EXPECT_EQ(v.pieces[2], "</s>");
   for (int byte = 0; byte < 256; ++byte) {
     EXPECT_EQ(v.pieces[3 + static_cast<std::size_t>(byte)], fmt::format("<0x{:02X}>", byte));
-    EXPECT_EQ(v.types[3 + static_cast<std::size_t>(byte)], static_cast<std::int32_t>(TokenType::Byte));
+    EXPECT_EQ(v.types[3 + static_cast<std::size_t>(byte)],
+              static_cast<std::int32_t>(TokenType::Byte));
   }
   const std::set<std::string> all(v.pieces.begin(), v.pieces.end());
   for (std::size_t i = 259; i < v.pieces.size(); ++i) {
@@ -123,7 +124,8 @@ TEST(SyntheticModel, TensorsHaveLlamaCppsTypesAndTheAskedForStatistics) {
       EXPECT_NEAR(mean, 1.0, 0.03) << t.name;
     } else {
       EXPECT_NEAR(mean, 0.0, 0.002) << t.name;
-      EXPECT_NEAR(sigma, 0.02 * std::sqrt(1.0 + 63.0 / 1024.0), 0.003) << t.name;  // the heavy tail adds variance
+      EXPECT_NEAR(sigma, 0.02 * std::sqrt(1.0 + 63.0 / 1024.0), 0.003)
+          << t.name;  // the heavy tail adds variance
     }
   }
   fs::remove(path);

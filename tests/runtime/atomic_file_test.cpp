@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 class AtomicFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("brick-atomic-{}-{}", getpid(),
-                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           fmt::format("brick-atomic-{}-{}", getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -32,7 +33,9 @@ class AtomicFileTest : public ::testing::Test {
     text << in.rdbuf();
     return text.str();
   }
-  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {}));
+  }
 
   fs::path dir_;
 };
@@ -72,7 +75,8 @@ TEST_F(AtomicFileTest, BadTargetsAreIoErrorsWithTheReason) {
     write_file_atomically(dir_ / "missing" / "out.txt", "x");
     FAIL() << "no error";
   } catch (const IoError& e) {
-    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(write_file_atomically(dir_, "x"), IoError);
   AtomicFile file(dir_ / "twice.txt");

@@ -22,30 +22,33 @@ std::string slurp(const std::filesystem::path& path) {
 }  // namespace
 
 LlamaCppRun run_llama_cpp(const LlamaCppRequest& r) {
-  const std::filesystem::path script = std::filesystem::path(BRICK_SOURCE_DIR) / "tests" / "e2e" / "llama_cpp_run.mjs";
+  const std::filesystem::path script =
+      std::filesystem::path(BRICK_SOURCE_DIR) / "tests" / "e2e" / "llama_cpp_run.mjs";
   const std::string stem = "brick-llama-cpp-" + std::to_string(getpid()) + "-" +
                            std::to_string(reinterpret_cast<std::uintptr_t>(&r));
   const std::filesystem::path request = std::filesystem::temp_directory_path() / (stem + ".json");
   const std::filesystem::path errors = std::filesystem::temp_directory_path() / (stem + ".err");
-  nlohmann::json body = {{"model", r.model.string()}, {"prompt", r.prompt}, {"n", r.n},
+  nlohmann::json body = {{"model", r.model.string()}, {"prompt", r.prompt},   {"n", r.n},
                          {"threads", r.threads},      {"context", r.context}, {"top", r.top}};
   if (!r.force.empty()) body["force"] = r.force;
   if (!r.text.empty()) body["text"] = r.text;
   std::ofstream(request) << body.dump();
-  const std::string command = "node '" + script.string() + "' '@" + request.string() + "' 2>'" + errors.string() + "'";
+  const std::string command =
+      "node '" + script.string() + "' '@" + request.string() + "' 2>'" + errors.string() + "'";
   std::string out;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     std::array<char, 65536> buffer{};
     std::size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+      out.append(buffer.data(), n);
     const int status = pclose(pipe);
     const std::string stderr_text = slurp(errors);
     std::filesystem::remove(request);
     std::filesystem::remove(errors);
     if (status != 0) {
-      throw std::runtime_error("llama.cpp (node " + script.string() + ") failed with status " +
-                               std::to_string(status) + "; run ./scripts/setup to install the oracle. stderr:\n" +
-                               stderr_text);
+      throw std::runtime_error(
+          "llama.cpp (node " + script.string() + ") failed with status " + std::to_string(status) +
+          "; run ./scripts/setup to install the oracle. stderr:\n" + stderr_text);
     }
   } else {
     throw std::runtime_error("cannot start node; run ./scripts/setup");
@@ -58,10 +61,12 @@ LlamaCppRun run_llama_cpp(const LlamaCppRequest& r) {
   for (const auto& step : run.raw.at("steps")) {
     LlamaCppStep s;
     s.token = step.at("token").get<int>();
-    for (const auto& t : step.at("top")) s.top.emplace_back(t.at("id").get<int>(), t.at("logit").get<double>());
+    for (const auto& t : step.at("top"))
+      s.top.emplace_back(t.at("id").get<int>(), t.at("logit").get<double>());
     run.steps.push_back(std::move(s));
   }
-  if (run.raw.contains("tokens") && !run.raw["tokens"].is_null()) run.tokens = run.raw["tokens"].get<std::vector<int>>();
+  if (run.raw.contains("tokens") && !run.raw["tokens"].is_null())
+    run.tokens = run.raw["tokens"].get<std::vector<int>>();
   run.perf = run.raw.at("perf").get<std::vector<std::string>>();
   const auto& timings = run.raw.at("timings");
   run.load_ms = timings.at("load_ms").get<double>();
@@ -71,8 +76,11 @@ LlamaCppRun run_llama_cpp(const LlamaCppRequest& r) {
 }
 
 double llama_cpp_tokens_per_second(const LlamaCppRun& run, const std::string& which) {
-  // "llama_perf_context_print: prompt eval time = 12.34 ms / 5 tokens ( 2.47 ms per token, 405.19 tokens per second)"
-  const std::regex line("^\\s*" + which + R"( time =\s*[0-9.]+ ms /\s*[0-9]+ (?:tokens|runs)\s*\(\s*[0-9.]+ ms per token,\s*([0-9.]+) tokens per second\))");
+  // "llama_perf_context_print: prompt eval time = 12.34 ms / 5 tokens ( 2.47 ms per token, 405.19
+  // tokens per second)"
+  const std::regex line(
+      "^\\s*" + which +
+      R"( time =\s*[0-9.]+ ms /\s*[0-9]+ (?:tokens|runs)\s*\(\s*[0-9.]+ ms per token,\s*([0-9.]+) tokens per second\))");
   for (const std::string& text : run.perf) {
     const auto colon = text.find(':');
     const std::string body = colon == std::string::npos ? text : text.substr(colon + 1);

@@ -4,22 +4,21 @@
 // Brick with llama.cpp step by step.
 #include <cstddef>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace brick::test {
 
 struct LlamaCppRequest {
   std::filesystem::path model;
   std::vector<int> prompt;
-  std::size_t n = 0;           // tokens to generate greedily
+  std::size_t n = 0;  // tokens to generate greedily
   std::size_t threads = 1;
   std::size_t context = 512;
-  std::size_t top = 8;         // top ids reported per step
-  std::vector<int> force;      // teacher forcing
-  std::string text;            // when not empty: llama.cpp's tokenization of it ("tokens")
+  std::size_t top = 8;     // top ids reported per step
+  std::vector<int> force;  // teacher forcing
+  std::string text;        // when not empty: llama.cpp's tokenization of it ("tokens")
 };
 
 struct LlamaCppStep {
@@ -30,8 +29,8 @@ struct LlamaCppStep {
 struct LlamaCppRun {
   std::vector<int> generated;
   std::vector<LlamaCppStep> steps;
-  std::vector<int> tokens;          // of the request's text
-  std::vector<std::string> perf;    // llama_perf_context_print lines
+  std::vector<int> tokens;        // of the request's text
+  std::vector<std::string> perf;  // llama_perf_context_print lines
   double load_ms = 0, prompt_ms = 0, decode_ms = 0;
   nlohmann::json raw;
 };
@@ -41,6 +40,7 @@ struct LlamaCppRun {
 LlamaCppRun run_llama_cpp(const LlamaCppRequest& request);
 
 // llama.cpp's own prompt and decode speeds from its perf lines (tokens per second), or 0.
-double llama_cpp_tokens_per_second(const LlamaCppRun& run, const std::string& which);  // "prompt eval" / "eval"
+double llama_cpp_tokens_per_second(const LlamaCppRun& run,
+                                   const std::string& which);  // "prompt eval" / "eval"
 
 }  // namespace brick::test

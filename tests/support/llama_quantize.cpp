@@ -14,11 +14,11 @@
 namespace brick::test {
 namespace {
 
-// struct llama_model_quantize_params starts with `int32_t nthread; enum llama_ftype ftype;` in every
-// llama.cpp release; the rest of its fields (type overrides, flags, pointers) keep the defaults
-// llama_model_quantize_default_params() fills in. The struct is returned through a hidden pointer
-// (it is larger than two registers), so a buffer at least as large as the real struct receives it
-// whatever fields a release appends.
+// struct llama_model_quantize_params starts with `int32_t nthread; enum llama_ftype ftype;` in
+// every llama.cpp release; the rest of its fields (type overrides, flags, pointers) keep the
+// defaults llama_model_quantize_default_params() fills in. The struct is returned through a hidden
+// pointer (it is larger than two registers), so a buffer at least as large as the real struct
+// receives it whatever fields a release appends.
 struct QuantizeParams {
   std::int32_t nthread;
   std::int32_t ftype;
@@ -40,9 +40,11 @@ const Llama& llama() {
     const std::string path = GgmlOracle::load().directory() + "/libllama.v0.4.0.so";
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      throw IoError(fmt::format("cannot load {} ({}); install the oracle with ./scripts/setup", path, dlerror()));
+      throw IoError(fmt::format("cannot load {} ({}); install the oracle with ./scripts/setup",
+                                path, dlerror()));
     }
-    library.default_params = reinterpret_cast<DefaultParamsFn>(dlsym(handle, "llama_model_quantize_default_params"));
+    library.default_params =
+        reinterpret_cast<DefaultParamsFn>(dlsym(handle, "llama_model_quantize_default_params"));
     library.quantize = reinterpret_cast<QuantizeFn>(dlsym(handle, "llama_model_quantize"));
     if (library.default_params == nullptr || library.quantize == nullptr) {
       throw IoError(fmt::format("{} does not export llama_model_quantize", path));
@@ -59,8 +61,8 @@ void llama_quantize(const std::filesystem::path& in, const std::filesystem::path
   params.nthread = 1;
   params.ftype = ftype;
   if (const std::uint32_t status = l.quantize(in.c_str(), out.c_str(), &params); status != 0) {
-    throw std::runtime_error(fmt::format("llama_model_quantize({} -> {}, ftype {}) returned {}", in.string(),
-                                         out.string(), ftype, status));
+    throw std::runtime_error(fmt::format("llama_model_quantize({} -> {}, ftype {}) returned {}",
+                                         in.string(), out.string(), ftype, status));
   }
 }
 

@@ -19,7 +19,8 @@ std::filesystem::path cache_folder() {
   if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
     return std::filesystem::path(home) / ".cache" / "brick";
   }
-  throw IoError("no cache folder for the default model: set XDG_CACHE_HOME or HOME, or pass a model file");
+  throw IoError(
+      "no cache folder for the default model: set XDG_CACHE_HOME or HOME, or pass a model file");
 }
 
 }  // namespace
@@ -31,13 +32,14 @@ std::filesystem::path default_model(std::size_t threads) {
   if (std::filesystem::exists(path)) return path;
   std::error_code error;
   std::filesystem::create_directories(folder, error);
-  if (error) throw IoError(fmt::format("cannot create the cache folder {}: {}", folder, error.message()));
-  fmt::print(stderr, "brick: generating the default model {} (once; gen-model --preset small)\n", path);
+  if (error)
+    throw IoError(fmt::format("cannot create the cache folder {}: {}", folder, error.message()));
+  fmt::print(stderr, "brick: generating the default model {} (once; gen-model --preset small)\n",
+             path);
   ThreadPool pool(threads);
   ProgressBar bar("gen-model");
-  model::write_synthetic_model(spec, path, pool, [&](std::uint64_t done, std::uint64_t total) {
-    bar.update(done, total);
-  });
+  model::write_synthetic_model(
+      spec, path, pool, [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
   return path;
 }
 

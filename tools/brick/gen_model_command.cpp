@@ -42,37 +42,45 @@ void gen_model(const GenModelOptions& o) {
   spec.validate();
   ThreadPool pool(thread_count(o.threads));
   ProgressBar bar(fmt::format("gen-model {}", o.out));
-  model::write_synthetic_model(spec, o.out, pool, [&](std::uint64_t done, std::uint64_t total) {
-    bar.update(done, total);
-  });
+  model::write_synthetic_model(
+      spec, o.out, pool, [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
   bar.finish();
-  fmt::print("wrote {}: {} ({} layers, embd {}, {} heads / {} kv, ffn {}, vocab {}, context {}; {:.1f} M "
-             "parameters, {:.1f} MB)\n",
-             o.out, spec.name(), spec.n_layer, spec.n_embd, spec.n_head, spec.n_head_kv, spec.n_ff, spec.n_vocab,
-             spec.n_ctx, static_cast<double>(spec.parameters()) / 1e6,
-             static_cast<double>(std::filesystem::file_size(o.out)) / 1e6);
+  fmt::print(
+      "wrote {}: {} ({} layers, embd {}, {} heads / {} kv, ffn {}, vocab {}, context {}; {:.1f} M "
+      "parameters, {:.1f} MB)\n",
+      o.out, spec.name(), spec.n_layer, spec.n_embd, spec.n_head, spec.n_head_kv, spec.n_ff,
+      spec.n_vocab, spec.n_ctx, static_cast<double>(spec.parameters()) / 1e6,
+      static_cast<double>(std::filesystem::file_size(o.out)) / 1e6);
 }
 
 }  // namespace
 
 void add_gen_model_command(CLI::App& app) {
   auto o = std::make_shared<GenModelOptions>();
-  auto* cmd = app.add_subcommand("gen-model", "Write a synthetic llama model (GGUF) that llama.cpp loads and runs");
+  auto* cmd = app.add_subcommand(
+      "gen-model", "Write a synthetic llama model (GGUF) that llama.cpp loads and runs");
   cmd->add_option("out", o->out, "The GGUF file to write")->required();
-  cmd->add_option("--preset", o->preset, "tiny (tests), small (the default model), base (about 670 MB)")
+  cmd->add_option("--preset", o->preset,
+                  "tiny (tests), small (the default model), base (about 670 MB)")
       ->capture_default_str()
       ->check(CLI::IsMember({"tiny", "small", "base"}));
   cmd->add_option("--layers", o->layers, "Transformer blocks")->check(CLI::PositiveNumber);
   cmd->add_option("--embd", o->embd, "Embedding width")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "Attention heads")->check(CLI::PositiveNumber);
-  cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (GQA when below --heads)")->check(CLI::PositiveNumber);
+  cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (GQA when below --heads)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--ffn", o->ffn, "Feed-forward width")->check(CLI::PositiveNumber);
   cmd->add_option("--vocab", o->vocab, "Vocabulary size")->check(CLI::PositiveNumber);
-  cmd->add_option("--ctx", o->ctx, "Context length (llama.context_length)")->check(CLI::PositiveNumber);
-  cmd->add_option("--type", o->type, "q4_k_m, q5_k_m, q6_k, q8_0, f16, bf16 or f32 (default q4_k_m)");
+  cmd->add_option("--ctx", o->ctx, "Context length (llama.context_length)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--type", o->type,
+                  "q4_k_m, q5_k_m, q6_k, q8_0, f16, bf16 or f32 (default q4_k_m)");
   cmd->add_flag("--tied", o->tied, "No output.weight: the output reuses token_embd");
-  cmd->add_option("--seed", o->seed, "Seed of the weights and the vocabulary")->capture_default_str();
-  cmd->add_option("-t,--threads", o->threads, "Threads drawing the weights (default: the physical cores)");
+  cmd->add_option("--seed", o->seed, "Seed of the weights and the vocabulary")
+      ->capture_default_str();
+  cmd->add_option("-t,--threads", o->threads,
+                  "Threads drawing the weights (default: the physical cores)")
+      ->check(CLI::Range(0, 1 << 20));
   cmd->callback([o] { gen_model(*o); });
 }
 

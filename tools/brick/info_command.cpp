@@ -28,8 +28,9 @@ struct InfoOptions {
 
 void print_cpu() {
   const CpuFeatures& cpu = cpu_features();
-  fmt::print("cpu        {} ({}), {} usable CPUs on {} physical cores\n", cpu.brand.empty() ? "unknown" : cpu.brand,
-             cpu.vendor, usable_cpus(), physical_cores());
+  fmt::print("cpu        {} ({}), {} usable CPUs on {} physical cores\n",
+             cpu.brand.empty() ? "unknown" : cpu.brand, cpu.vendor, usable_cpus(),
+             physical_cores());
   fmt::print("features   {}\n", describe(cpu));
   fmt::print("backends  ");
   for (Backend b : kConcreteBackends) {
@@ -39,8 +40,10 @@ void print_cpu() {
   fmt::print("\namx        {}\n", describe(amx_support()));
   const Backend selected = resolve(Backend::Auto);
   fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
-  fmt::print("kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32), quantize_q8k: {}\n",
-             name(selected));
+  fmt::print(
+      "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32), "
+      "quantize_q8k: {}\n",
+      name(selected));
   fmt::print("           dot_q5k_q8k, dot_q6k_q8k, k-quant matvec, fused QKV / gate-up: {}\n",
              quant::name(quant::dot_isa(selected)));
 }
@@ -64,7 +67,8 @@ nlohmann::json to_json(const gguf::Array& array) {
   nlohmann::json head = nlohmann::json::array();
   std::visit(
       [&](const auto& values) {
-        for (std::size_t i = 0; i < values.size() && i < kShownElements; ++i) head.push_back(to_json(gguf::Value(values[i])));
+        for (std::size_t i = 0; i < values.size() && i < kShownElements; ++i)
+          head.push_back(to_json(gguf::Value(values[i])));
       },
       array.values);
   return {{"type", "array"},
@@ -114,29 +118,37 @@ std::optional<model::LlamaConfig> try_config(const gguf::GgufFile& file, std::st
 }
 
 void print_model_text(const gguf::GgufFile& file) {
-  fmt::print("file       {}: GGUF v{}, {}, {} tensors, {} metadata keys, alignment {}, data at byte {}\n",
-             file.name(), file.version(), human_bytes(file.file_size()), file.tensors().size(),
-             file.metadata().size(), file.alignment(), file.data_offset());
+  fmt::print(
+      "file       {}: GGUF v{}, {}, {} tensors, {} metadata keys, alignment {}, data at byte {}\n",
+      file.name(), file.version(), human_bytes(file.file_size()), file.tensors().size(),
+      file.metadata().size(), file.alignment(), file.data_offset());
   std::string problem;
   if (const auto c = try_config(file, problem)) {
-    fmt::print("model      llama: {} layers, embd {}, {} heads ({} kv, head size {}), ffn {}, vocab {}, context {}\n",
-               c->n_layer, c->n_embd, c->n_head, c->n_head_kv, c->head_dim(), c->n_ff, c->n_vocab, c->n_ctx_train);
-    fmt::print("           rope base {:g} over {} dims, rms eps {:g}, output {}\n", c->rope_freq_base, c->n_rot,
-               c->rms_eps, file.find_tensor("output.weight") ? "separate" : "tied to token_embd");
+    fmt::print(
+        "model      llama: {} layers, embd {}, {} heads ({} kv, head size {}), ffn {}, vocab {}, "
+        "context {}\n",
+        c->n_layer, c->n_embd, c->n_head, c->n_head_kv, c->head_dim(), c->n_ff, c->n_vocab,
+        c->n_ctx_train);
+    fmt::print("           rope base {:g} over {} dims, rms eps {:g}, output {}\n",
+               c->rope_freq_base, c->n_rot, c->rms_eps,
+               file.find_tensor("output.weight") ? "separate" : "tied to token_embd");
   } else {
     fmt::print("model      not runnable by Brick: {}\n", problem);
   }
   if (const auto* type = file.metadata().find<std::uint32_t>("general.file_type")) {
     const auto known = model::file_type_from_id(*type);
-    fmt::print("file type  {} (general.file_type {})\n", known ? model::name(*known) : "other", *type);
+    fmt::print("file type  {} (general.file_type {})\n", known ? model::name(*known) : "other",
+               *type);
   }
   fmt::print("\nmetadata\n");
   for (const auto& [key, value] : file.metadata().entries()) {
     fmt::print("  {:<44} {}\n", key, value.to_string(kShownElements));
   }
-  fmt::print("\ntensors\n  {:<32} {:<6} {:>18} {:>12} {:>14}\n", "name", "type", "shape", "bytes", "offset");
+  fmt::print("\ntensors\n  {:<32} {:<6} {:>18} {:>12} {:>14}\n", "name", "type", "shape", "bytes",
+             "offset");
   for (const gguf::TensorInfo& t : file.tensors()) {
-    fmt::print("  {:<32} {:<6} {:>18} {:>12} {:>14}\n", t.name, quant::name(t.type), shape(t), t.bytes, t.offset);
+    fmt::print("  {:<32} {:<6} {:>18} {:>12} {:>14}\n", t.name, quant::name(t.type), shape(t),
+               t.bytes, t.offset);
   }
   fmt::print("\ntotals by type\n");
   std::uint64_t all = 0;
@@ -159,7 +171,8 @@ void print_model_json(const gguf::GgufFile& file) {
                        {"offset", t.offset}});
   }
   nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [type, total] : totals_by_type(file)) totals[type] = {{"tensors", total.tensors}, {"bytes", total.bytes}};
+  for (const auto& [type, total] : totals_by_type(file))
+    totals[type] = {{"tensors", total.tensors}, {"bytes", total.bytes}};
   nlohmann::json out = {{"file", file.name()},
                         {"version", file.version()},
                         {"bytes", file.file_size()},
@@ -170,10 +183,18 @@ void print_model_json(const gguf::GgufFile& file) {
                         {"totals", totals}};
   std::string problem;
   if (const auto c = try_config(file, problem)) {
-    out["llama"] = {{"layers", c->n_layer},   {"embd", c->n_embd},       {"heads", c->n_head},
-                    {"kv_heads", c->n_head_kv}, {"head_dim", c->head_dim()}, {"ffn", c->n_ff},
-                    {"vocab", c->n_vocab},    {"context", c->n_ctx_train}, {"rope_freq_base", c->rope_freq_base},
-                    {"rope_dims", c->n_rot},  {"rms_eps", c->rms_eps},   {"tied_output", !file.find_tensor("output.weight")}};
+    out["llama"] = {{"layers", c->n_layer},
+                    {"embd", c->n_embd},
+                    {"heads", c->n_head},
+                    {"kv_heads", c->n_head_kv},
+                    {"head_dim", c->head_dim()},
+                    {"ffn", c->n_ff},
+                    {"vocab", c->n_vocab},
+                    {"context", c->n_ctx_train},
+                    {"rope_freq_base", c->rope_freq_base},
+                    {"rope_dims", c->n_rot},
+                    {"rms_eps", c->rms_eps},
+                    {"tied_output", !file.find_tensor("output.weight")}};
   } else {
     out["llama"] = {{"error", problem}};
   }
@@ -185,7 +206,8 @@ void print_model_json(const gguf::GgufFile& file) {
 
 void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
-  auto* info = app.add_subcommand("info", "Show the CPU and the backends Brick picks, or a GGUF model's contents");
+  auto* info = app.add_subcommand(
+      "info", "Show the CPU and the backends Brick picks, or a GGUF model's contents");
   info->add_option("model", o->model, "A GGUF file: its architecture, metadata and tensors")
       ->check(CLI::ExistingFile);
   info->add_flag("--json", o->json, "Machine-readable output (with a model)");

@@ -10,7 +10,8 @@
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Brick: self-verifying, profiled compute bricks for LLM inference on the CPU", "brick"};
+  CLI::App app{"Brick: self-verifying, profiled compute bricks for LLM inference on the CPU",
+               "brick"};
   app.set_version_flag("--version", fmt::format("brick {}", BRICK_VERSION));
   app.require_subcommand(1);
   brick::cli::add_info_command(app);

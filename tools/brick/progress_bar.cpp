@@ -9,9 +9,13 @@
 namespace brick::cli {
 
 ProgressBar::ProgressBar(std::string label)
-    : label_(std::move(label)), enabled_(isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+    : label_(std::move(label)),
+      enabled_(isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::update(std::uint64_t done, std::uint64_t total) {
   if (!enabled_) return;
@@ -23,12 +27,14 @@ void ProgressBar::update(std::uint64_t done, std::uint64_t total) {
 
 void ProgressBar::draw(std::uint64_t done, std::uint64_t total) {
   constexpr int kWidth = 30;
-  const double fraction = total == 0 ? 1.0 : std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+  const double fraction =
+      total == 0 ? 1.0 : std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
   const int filled = static_cast<int>(fraction * kWidth);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  fmt::print(stderr, "\r{} [{:=<{}}{: <{}}] {:3.0f}%  {:.1f} / {:.1f} MB  {:.1f} s", label_, "", filled, "",
-             kWidth - filled, 100.0 * fraction, static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6,
-             seconds);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  fmt::print(stderr, "\r{} [{:=<{}}{: <{}}] {:3.0f}%  {:.1f} / {:.1f} MB  {:.1f} s", label_, "",
+             filled, "", kWidth - filled, 100.0 * fraction, static_cast<double>(done) / 1e6,
+             static_cast<double>(total) / 1e6, seconds);
   std::fflush(stderr);
   drawn_ = true;
 }

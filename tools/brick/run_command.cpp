@@ -71,7 +71,8 @@ std::vector<model::TokenId> parse_ids(const std::string& text, const char* what)
     model::TokenId id = 0;
     const auto [next, error] = std::from_chars(p, end, id);
     if (error != std::errc() || (next < end && *next != ',' && *next != ' ')) {
-      throw InvalidArgument(fmt::format("{}: '{}' is not a list of token ids (e.g. 1,15,27)", what, text));
+      throw InvalidArgument(
+          fmt::format("{}: '{}' is not a list of token ids (e.g. 1,15,27)", what, text));
     }
     ids.push_back(id);
     p = next;
@@ -83,31 +84,37 @@ std::vector<model::TokenId> parse_ids(const std::string& text, const char* what)
 void require_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
   const std::filesystem::path p(path);
-  if (std::filesystem::is_directory(p)) throw IoError(fmt::format("{} {}: is a directory", flag, path));
+  if (std::filesystem::is_directory(p))
+    throw IoError(fmt::format("{} {}: is a directory", flag, path));
   const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : ".";
   if (access(folder.c_str(), W_OK) != 0) {
-    throw IoError(fmt::format("{} {}: the folder {} is missing or not writable", flag, path, folder));
+    throw IoError(
+        fmt::format("{} {}: the folder {} is missing or not writable", flag, path, folder));
   }
 }
 
 std::uint64_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : 0;
 }
 
 // Refuses a model and context that cannot be resident at once: the weights are mapped, so an
 // oversized model would not fail but page from disk for every token.
 void require_memory(const model::LlamaModel& m, std::size_t n_ctx, KvType kv) {
   const auto& c = m.config();
-  const double kv_bytes = 2.0 * static_cast<double>(c.n_layer * n_ctx * c.kv_dim()) * (kv == KvType::F16 ? 2 : 4);
+  const double kv_bytes =
+      2.0 * static_cast<double>(c.n_layer * n_ctx * c.kv_dim()) * (kv == KvType::F16 ? 2 : 4);
   const double needed = static_cast<double>(m.file().file_size()) + kv_bytes;
   const auto available = static_cast<double>(physical_memory());
   if (available > 0 && needed > available) {
-    throw CapacityError(fmt::format("{} needs {:.2f} GB resident ({:.2f} GB of weights, {:.2f} GB of KV cache for "
-                                    "{} positions); this machine has {:.2f} GB",
-                                    m.file().name(), needed / 1e9, static_cast<double>(m.file().file_size()) / 1e9,
-                                    kv_bytes / 1e9, n_ctx, available / 1e9));
+    throw CapacityError(
+        fmt::format("{} needs {:.2f} GB resident ({:.2f} GB of weights, {:.2f} GB of KV cache for "
+                    "{} positions); this machine has {:.2f} GB",
+                    m.file().name(), needed / 1e9, static_cast<double>(m.file().file_size()) / 1e9,
+                    kv_bytes / 1e9, n_ctx, available / 1e9));
   }
 }
 
@@ -128,7 +135,8 @@ VerifySummary summarize(const std::vector<VerifyReport>& reports) {
       ++summary.assertions;
       if (!outcome.passed) {
         ++summary.failed;
-        summary.failures.push_back(fmt::format("{}: {} {}", report.brick, outcome.name, outcome.summary()));
+        summary.failures.push_back(
+            fmt::format("{}: {} {}", report.brick, outcome.name, outcome.summary()));
       }
       if (outcome.kind == AssertionKind::Equivalence &&
           (summary.worst_brick.empty() || outcome.max_abs_error > summary.worst.max_abs_error)) {
@@ -156,7 +164,9 @@ class RunMonitor final : public LayerObserver {
 
   void on_layer_begin(std::size_t layer_index) override { next_.on_layer_begin(layer_index); }
   void on_layer_end() override { next_.on_layer_end(); }
-  void on_brick_begin(BrickId id, std::string_view name) override { next_.on_brick_begin(id, name); }
+  void on_brick_begin(BrickId id, std::string_view name) override {
+    next_.on_brick_begin(id, name);
+  }
   void on_brick_end(BrickId id, std::string_view name, const RunReport* report) override {
     next_.on_brick_end(id, name, report);
     if (report == nullptr || index(id) >= kBrickIdCount) return;
@@ -172,7 +182,8 @@ class RunMonitor final : public LayerObserver {
     for (const AssertionOutcome& outcome : report->assertions) {
       if (outcome.evaluated && !outcome.passed) {
         ++failed_;
-        if (first_failure_.empty()) first_failure_ = fmt::format("{}: {} {}", report->brick, outcome.name, outcome.summary());
+        if (first_failure_.empty())
+          first_failure_ = fmt::format("{}: {} {}", report->brick, outcome.name, outcome.summary());
       }
     }
   }
@@ -223,11 +234,14 @@ void print_report(const RunOptions& o, const Run& r) {
   const double weight_bytes = r.model.weights().bytes();
   fmt::print("\n\n");
   fmt::print("load:    {:10.2f} ms\n", r.load_ms);
-  fmt::print("prompt:  {:10.2f} ms / {:4} tokens ({:8.2f} ms per token, {:9.2f} tokens per second)\n", t.prompt_ms,
-             t.prompt_tokens, t.prompt_tokens ? t.prompt_ms / static_cast<double>(t.prompt_tokens) : 0.0,
-             t.prompt_tokens_per_s());
-  fmt::print("decode:  {:10.2f} ms / {:4} runs   ({:8.2f} ms per token, {:9.2f} tokens per second)", t.decode_ms,
-             t.decoded_tokens, t.decoded_tokens ? t.decode_ms / static_cast<double>(t.decoded_tokens) : 0.0,
+  fmt::print(
+      "prompt:  {:10.2f} ms / {:4} tokens ({:8.2f} ms per token, {:9.2f} tokens per second)\n",
+      t.prompt_ms, t.prompt_tokens,
+      t.prompt_tokens ? t.prompt_ms / static_cast<double>(t.prompt_tokens) : 0.0,
+      t.prompt_tokens_per_s());
+  fmt::print("decode:  {:10.2f} ms / {:4} runs   ({:8.2f} ms per token, {:9.2f} tokens per second)",
+             t.decode_ms, t.decoded_tokens,
+             t.decoded_tokens ? t.decode_ms / static_cast<double>(t.decoded_tokens) : 0.0,
              t.decode_tokens_per_s());
   if (t.decoded_tokens > 0) {
     fmt::print(", weights read at {:.1f} GB/s", weight_bytes * t.decode_tokens_per_s() / 1e9);
@@ -236,7 +250,8 @@ void print_report(const RunOptions& o, const Run& r) {
   if (o.profile) fmt::print("\n{}", r.profiler.summary());
   if (const auto* slowest = slowest_block(r.decoder); slowest && slowest->runs > 0) {
     const double median = median_block_ns(r.decoder);
-    fmt::print("slowest block: {} at {:.1f} us per run ({:+.1f}% against the median block)\n", slowest->layer,
+    fmt::print("slowest block: {} at {:.1f} us per run ({:+.1f}% against the median block)\n",
+               slowest->layer,
                static_cast<double>(slowest->ns) / 1e3 / static_cast<double>(slowest->runs),
                median > 0 ? 100.0 * (static_cast<double>(slowest->ns) / median - 1.0) : 0.0);
   }
@@ -244,21 +259,22 @@ void print_report(const RunOptions& o, const Run& r) {
   for (BrickId id : all_brick_ids()) {
     const RunMonitor::Kind& kind = r.monitor.kinds()[index(id)];
     if (kind.over_budget > 0) {
-      over += fmt::format("{}{} {}/{} (worst {:.0f}%, {})", over.empty() ? "" : "; ", name(id), kind.over_budget,
-                          kind.runs, 100.0 * kind.worst_utilisation, kind.worst_brick);
+      over += fmt::format("{}{} {}/{} (worst {:.0f}%, {})", over.empty() ? "" : "; ", name(id),
+                          kind.over_budget, kind.runs, 100.0 * kind.worst_utilisation,
+                          kind.worst_brick);
     }
   }
   fmt::print("budgets at {:g} GB/s: {}\n", o.budget_gb_per_second,
              over.empty() ? "every brick run within its budget" : "runs over budget: " + over);
   if (r.monitor.assertions_failed() > 0) {
-    fmt::print("checks: {} assertions failed during the run; the first: {}\n", r.monitor.assertions_failed(),
-               r.monitor.first_failure());
+    fmt::print("checks: {} assertions failed during the run; the first: {}\n",
+               r.monitor.assertions_failed(), r.monitor.first_failure());
   }
   const VerifySummary& v = r.verified;
   fmt::print("verify: {} bricks, {} assertions, {} failed", v.bricks, v.assertions, v.failed);
   if (!v.worst_brick.empty()) {
-    fmt::print("; largest gap to the reference {:.2g} absolute, in {} ({})", v.worst.max_abs_error, v.worst_brick,
-               v.worst.name);
+    fmt::print("; largest gap to the reference {:.2g} absolute, in {} ({})", v.worst.max_abs_error,
+               v.worst_brick, v.worst.name);
   }
   fmt::print("\n");
   for (const std::string& failure : v.failures) fmt::print("  {}\n", failure);
@@ -276,7 +292,8 @@ void print_json(const RunOptions& o, const Run& r) {
         {"prompt_tokens_per_s", t.prompt_tokens_per_s()},
         {"decode_ms", t.decode_ms},
         {"decode_tokens_per_s", t.decode_tokens_per_s()}}},
-      {"profile", o.profile ? nlohmann::json::parse(r.profiler.to_json()) : nlohmann::json(nullptr)},
+      {"profile",
+       o.profile ? nlohmann::json::parse(r.profiler.to_json()) : nlohmann::json(nullptr)},
       {"verify",
        {{"bricks", r.verified.bricks},
         {"assertions", r.verified.assertions},
@@ -296,13 +313,15 @@ void print_json(const RunOptions& o, const Run& r) {
 }
 
 void run(const RunOptions& o) {
-  for (const auto& [path, flag] : {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
-                                   std::pair{o.prometheus_path, "--prometheus"}}) {
+  for (const auto& [path, flag] :
+       {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
+        std::pair{o.prometheus_path, "--prometheus"}}) {
     require_writable(path, flag);
   }
   const Backend backend = *parse_backend(o.backend);
   const std::size_t threads = thread_count(o.threads);
-  const std::filesystem::path path = o.model.empty() ? default_model(threads) : std::filesystem::path(o.model);
+  const std::filesystem::path path =
+      o.model.empty() ? default_model(threads) : std::filesystem::path(o.model);
   o.sampling.validate();
 
   const auto load_start = std::chrono::steady_clock::now();
@@ -318,12 +337,18 @@ void run(const RunOptions& o) {
   ThreadPool pool(threads);
   model::LlamaDecoder decoder(config, model.weights(), pool, options);
   const double load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+          .count();
 
   const model::Tokenizer tokenizer(model.vocab());
-  const std::vector<model::TokenId> prompt =
-      o.prompt_tokens.empty() ? tokenizer.encode(o.prompt) : parse_ids(o.prompt_tokens, "--prompt-tokens");
-  if (prompt.empty()) throw InvalidArgument("the prompt is empty: give --prompt TEXT or --prompt-tokens IDS");
+  if (o.prompt_tokens.empty() && o.prompt.empty()) {
+    throw InvalidArgument("the prompt is empty: give --prompt TEXT or --prompt-tokens IDS");
+  }
+  const std::vector<model::TokenId> prompt = o.prompt_tokens.empty()
+                                                 ? tokenizer.encode(o.prompt)
+                                                 : parse_ids(o.prompt_tokens, "--prompt-tokens");
+  if (prompt.empty())
+    throw InvalidArgument("the prompt is empty: give --prompt TEXT or --prompt-tokens IDS");
   model::GenerationParams params;
   params.n_predict = o.n_predict;
   params.sampling = o.sampling;
@@ -340,15 +365,21 @@ void run(const RunOptions& o) {
   ProfilingObserver profiling(profiler);
   RunMonitor monitor(profiling, profiler);
 
+  model::Generator generator(decoder, params, options.policy);
+  generator.validate(prompt);
   if (!o.json) {
     fmt::print(stderr,
-               "brick run: {} (llama, {} layers, embd {}, {} heads / {} kv, ffn {}, vocab {}; {}, {:.1f} MB of "
+               "brick run: {} (llama, {} layers, embd {}, {} heads / {} kv, ffn {}, vocab {}; {}, "
+               "{:.1f} MB of "
                "weights)\n",
-               model.name(), config.n_layer, config.n_embd, config.n_head, config.n_head_kv, config.n_ff,
-               config.n_vocab, model.file_type() ? model::name(*model.file_type()) : "mixed types",
+               model.name(), config.n_layer, config.n_embd, config.n_head, config.n_head_kv,
+               config.n_ff, config.n_vocab,
+               model.file_type() ? model::name(*model.file_type()) : "mixed types",
                model.weights().bytes() / 1e6);
-    fmt::print(stderr, "backend {}, {} threads, context {} ({} KV), {} bricks per token, checks {}\n\n",
-               name(decoder.backend()), pool.size(), options.n_ctx, o.kv_type, decoder.brick_count(), o.checks);
+    fmt::print(stderr,
+               "backend {}, {} threads, context {} ({} KV), {} bricks per token, checks {}\n\n",
+               name(decoder.backend()), pool.size(), options.n_ctx, o.kv_type,
+               decoder.brick_count(), o.checks);
     fmt::print("{}", o.prompt_tokens.empty() ? o.prompt : tokenizer.decode(prompt));
     std::fflush(stdout);
   }
@@ -361,7 +392,6 @@ void run(const RunOptions& o) {
       std::fflush(stdout);
     }
   };
-  model::Generator generator(decoder, params, options.policy);
   const auto generation = generator.run(prompt, on_token, &monitor);
   profiler.add_tokens(decoder.n_past());
   if (!generation) {
@@ -370,7 +400,8 @@ void run(const RunOptions& o) {
     return;
   }
   const VerifySummary verified = summarize(generator.verify());
-  const Run report{model, decoder, *generation, verified, profiler, monitor, text, load_ms, pool.size()};
+  const Run report{model,   decoder, *generation, verified,   profiler,
+                   monitor, text,    load_ms,     pool.size()};
   if (o.json) {
     print_json(o, report);
   } else {
@@ -386,20 +417,29 @@ void run(const RunOptions& o) {
 
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand(
-      "run", "Generate text with a llama GGUF (default: a synthetic model) on bricks, profiled and verified");
-  cmd->add_option("model", o->model, "A llama GGUF file (default: the small synthetic model, made on first use)")
+  auto* cmd = app.add_subcommand("run",
+                                 "Generate text with a llama GGUF (default: a synthetic model) on "
+                                 "bricks, profiled and verified");
+  cmd->add_option("model", o->model,
+                  "A llama GGUF file (default: the small synthetic model, made on first use)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("-n,--n-predict", o->n_predict, "Tokens to generate (0: evaluate the prompt only)")
+  cmd->add_option("-n,--n-predict", o->n_predict,
+                  "Tokens to generate (0: evaluate the prompt only)")
       ->capture_default_str();
   cmd->add_option("-p,--prompt", o->prompt, "The prompt text")->capture_default_str();
-  cmd->add_option("--prompt-tokens", o->prompt_tokens, "The prompt as token ids (1,15,27), instead of text");
+  cmd->add_option("--prompt-tokens", o->prompt_tokens,
+                  "The prompt as token ids (1,15,27), instead of text");
   cmd->add_option("--force-tokens", o->force_tokens,
-                  "Feed these ids instead of the sampled ones (teacher forcing); steps still report predictions");
-  cmd->add_option("--top-logits", o->top_logits, "Report the K highest logits of every step (--json: steps)");
-  cmd->add_option("-t,--threads", o->threads, "Threads (default: the physical cores; clamped to the usable CPUs)");
+                  "Feed these ids instead of the sampled ones (teacher forcing); steps still "
+                  "report predictions");
+  cmd->add_option("--top-logits", o->top_logits,
+                  "Report the K highest logits of every step (--json: steps)");
+  cmd->add_option("-t,--threads", o->threads,
+                  "Threads (default: the physical cores; clamped to the usable CPUs)")
+      ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("-c,--ctx", o->ctx, "Context positions (default: the model's, at most 4096)");
-  cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")->capture_default_str();
+  cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")
+      ->capture_default_str();
   cmd->add_option("--top-k", o->sampling.top_k, "Top-k (0: off)")->capture_default_str();
   cmd->add_option("--top-p", o->sampling.top_p, "Top-p (1: off)")->capture_default_str();
   cmd->add_option("--min-p", o->sampling.min_p, "Min-p (0: off)")->capture_default_str();
@@ -419,20 +459,25 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--checks", o->checks,
-                  "Assertions on every call: cheap (finite, bounds), all (also equivalence), none; every brick "
+                  "Assertions on every call: cheap (finite, bounds), all (also equivalence), none; "
+                  "every brick "
                   "is verified on its last call after the run either way")
       ->capture_default_str()
       ->check(CLI::IsMember({"cheap", "all", "none"}));
   cmd->add_flag("--json", o->json, "Machine-readable output");
-  cmd->add_option("--sync", o->sync, "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
+  cmd->add_option("--sync", o->sync,
+                  "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
       ->capture_default_str()
       ->check(CLI::IsMember({"eager", "deferred"}));
   cmd->add_flag("!--no-profile", o->profile, "Run with the profiler disabled");
-  cmd->add_option("--trace", o->trace_path, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
-  cmd->add_option("--trace-events", o->trace_events, "Trace events kept; later ones are counted as dropped")
+  cmd->add_option("--trace", o->trace_path,
+                  "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
+  cmd->add_option("--trace-events", o->trace_events,
+                  "Trace events kept; later ones are counted as dropped")
       ->capture_default_str();
   cmd->add_option("--profile-json", o->profile_json_path, "Write the profile as JSON");
-  cmd->add_option("--prometheus", o->prometheus_path, "Write the profile in Prometheus text format");
+  cmd->add_option("--prometheus", o->prometheus_path,
+                  "Write the profile in Prometheus text format");
   cmd->callback([o] { run(*o); });
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The attention of one token against a KvCache, as llama.cpp's CPU backend computes it without flash
-// attention, in two bricks:
+// The attention of one token against a KvCache, as llama.cpp's CPU backend computes it without
+// flash attention, in two bricks:
 //
-//   KvWriteOp:    the tokens' (rotated) key and value rows into their cache cells, rounded to F16 in
+//   KvWriteOp:    the tokens' (rotated) key and value rows into their cache cells, rounded to F16
+//   in
 //                 an F16 cache; the output is the stored rows read back as floats.
 //   AttentionOp:  for every token and query head h (GQA: kv head h / (n_head / n_kv_head)), the
 //                 scores s_c = (k_c . q_h) / sqrt(head_dim) over the token's causal window of cells
@@ -11,8 +12,8 @@
 //                 operand of an F16 mat-mul; with an F32 cache nothing is rounded.
 //
 // Both take one token or a batch of consecutive ones, whose rows may be spaced wider than they are
-// long: K, V and Q are read straight out of the rows the projections and RoPE wrote. Both reference their cache; the caller keeps it alive and
-// sets the cells per call.
+// long: K, V and Q are read straight out of the rows the projections and RoPE wrote. Both reference
+// their cache; the caller keeps it alive and sets the cells per call.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -69,23 +70,27 @@ class AttentionOp : public ops::OpIdentity {
     std::span<const float> q;  // `tokens` rows, each starting with n_head * head_dim values;
                                // row t starts at t * (q.size() / tokens)
     std::size_t layer = 0;
-    // The last token attends to cells [0, cells); token t of the batch to [0, cells - tokens + 1 + t).
+    // The last token attends to cells [0, cells); token t of the batch to [0, cells - tokens + 1 +
+    // t).
     std::size_t cells = 0;
     std::size_t tokens = 1;
   };
 
   // Throws InvalidArgument when the shape does not match the cache's kv heads and head size.
-  AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool, std::string label = "attention");
+  AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool& pool,
+              std::string label = "attention");
 
-  std::size_t output_size(const Input& input) const noexcept { return input.tokens * shape_.n_head * shape_.head_dim; }
+  std::size_t output_size(const Input& input) const noexcept {
+    return input.tokens * shape_.n_head * shape_.head_dim;
+  }
   OpCost cost(const Input& input) const noexcept;
   void run(const Input& input, std::span<float> out, Backend backend) const;
   // Dot products, the softmax's sums and the weighted sum run in another order per backend.
   static Equivalence equivalence() noexcept { return {Backend::Scalar, 1e-5, 1e-4}; }
 
  private:
-  void run_head(std::span<const float> q, std::size_t layer, std::size_t cells, std::span<float> out,
-                std::size_t head, Backend backend, std::size_t thread) const;
+  void run_head(std::span<const float> q, std::size_t layer, std::size_t cells,
+                std::span<float> out, std::size_t head, Backend backend, std::size_t thread) const;
 
   const KvCache* cache_;
   AttentionShape shape_;

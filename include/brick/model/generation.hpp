@@ -1,8 +1,8 @@
 #pragma once
 // Text generation with a LlamaDecoder, the way llama.cpp's examples drive a model: the prompt is
 // evaluated, then each new token is sampled from the last logits and fed back, until n_predict
-// tokens (or the stop token, usually end-of-sequence). Every token is reported as it is produced, so callers can
-// stream it.
+// tokens (or the stop token, usually end-of-sequence). Every token is reported as it is produced,
+// so callers can stream it.
 //
 // Teacher forcing: with `force`, the i-th forced id is fed instead of the i-th sampled one, while
 // the steps still record what the model predicted, so a run can be compared step by step with
@@ -23,9 +23,10 @@ namespace brick::model {
 struct GenerationParams {
   std::size_t n_predict = 32;
   SamplingParams sampling;
-  std::vector<TokenId> force;   // fed instead of the sampled ids, in order
-  std::size_t top_logits = 0;   // K: each step records its K highest raw logits
-  TokenId stop_token = -1;      // generation ends once this id is produced (-1: never; not while forcing)
+  std::vector<TokenId> force;  // fed instead of the sampled ids, in order
+  std::size_t top_logits = 0;  // K: each step records its K highest raw logits
+  TokenId stop_token =
+      -1;  // generation ends once this id is produced (-1: never; not while forcing)
 };
 
 struct TopLogit {
@@ -34,20 +35,24 @@ struct TopLogit {
 };
 
 struct GenerationStep {
-  TokenId predicted = 0;  // what the sampler chose from the step's logits
-  TokenId fed = 0;        // what was appended (the forced id, or `predicted`)
+  TokenId predicted = 0;      // what the sampler chose from the step's logits
+  TokenId fed = 0;            // what was appended (the forced id, or `predicted`)
   std::vector<TopLogit> top;  // highest logit first (ties: the lower id first)
 };
 
 struct GenerationTimings {
-  double prompt_ms = 0.0;   // evaluating the prompt, up to the logits of its last token
-  double decode_ms = 0.0;   // evaluating the generated tokens that were fed back
-  double sample_ms = 0.0;   // choosing tokens
+  double prompt_ms = 0.0;  // evaluating the prompt, up to the logits of its last token
+  double decode_ms = 0.0;  // evaluating the generated tokens that were fed back
+  double sample_ms = 0.0;  // choosing tokens
   std::size_t prompt_tokens = 0;
   std::size_t decoded_tokens = 0;  // evaluations after the prompt (n_predict - 1 when not stopped)
 
-  double prompt_tokens_per_s() const noexcept { return prompt_ms > 0 ? 1e3 * prompt_tokens / prompt_ms : 0.0; }
-  double decode_tokens_per_s() const noexcept { return decode_ms > 0 ? 1e3 * decoded_tokens / decode_ms : 0.0; }
+  double prompt_tokens_per_s() const noexcept {
+    return prompt_ms > 0 ? 1e3 * prompt_tokens / prompt_ms : 0.0;
+  }
+  double decode_tokens_per_s() const noexcept {
+    return decode_ms > 0 ? 1e3 * decoded_tokens / decode_ms : 0.0;
+  }
 };
 
 struct Generation {
@@ -75,8 +80,12 @@ class Generator {
   // decoder's context must hold the prompt and the fed tokens (else CapacityError before anything
   // runs). `on_token` sees every fed id as soon as it is chosen. A brick that fails under
   // OnFailure::Error stops the run and comes back as the error.
-  Result<Generation> run(std::span<const TokenId> prompt, const std::function<void(TokenId)>& on_token = {},
+  Result<Generation> run(std::span<const TokenId> prompt,
+                         const std::function<void(TokenId)>& on_token = {},
                          LayerObserver* observer = nullptr);
+
+  // The checks run() makes before it starts: InvalidArgument or CapacityError as described there.
+  void validate(std::span<const TokenId> prompt) const;
 
   // Every brick's assertions on its last call: the decoder's, then the sampler's.
   std::vector<VerifyReport> verify();
@@ -90,7 +99,9 @@ class Generator {
 };
 
 // One run of a fresh Generator.
-Result<Generation> generate(LlamaDecoder& decoder, std::span<const TokenId> prompt, const GenerationParams& params,
-                            const std::function<void(TokenId)>& on_token = {}, LayerObserver* observer = nullptr);
+Result<Generation> generate(LlamaDecoder& decoder, std::span<const TokenId> prompt,
+                            const GenerationParams& params,
+                            const std::function<void(TokenId)>& on_token = {},
+                            LayerObserver* observer = nullptr);
 
 }  // namespace brick::model

@@ -1,6 +1,7 @@
 #pragma once
 // A llama decoder assembled from bricks: every kernel execution is a ComputeBrick with its
-// assertions, each transformer block a BrickLayer run in order, all parallel work on one ThreadPool.
+// assertions, each transformer block a BrickLayer run in order, all parallel work on one
+// ThreadPool.
 //
 //   tokens -> Embedding -> per block: RmsNorm -> FusedQKV -> RoPE (q, k) -> KvWrite -> Attention
 //          -> OutputProjection -> Residual -> RmsNorm -> FusedGateUp (SwiGLU) -> DownProjection
@@ -74,7 +75,8 @@ class LlamaDecoder {
   // Runs `tokens` at positions n_past(), n_past() + 1, ... in batches of up to n_batch and returns
   // the logits of the last one. Throws as step() does, before anything runs: for any id outside
   // the vocabulary, or when the context cannot hold them all.
-  Result<std::span<const float>> evaluate(std::span<const TokenId> tokens, LayerObserver* observer = nullptr);
+  Result<std::span<const float>> evaluate(std::span<const TokenId> tokens,
+                                          LayerObserver* observer = nullptr);
 
   // Forgets every position (the KV cache is cleared).
   void reset();
@@ -102,8 +104,8 @@ class LlamaDecoder {
   void require_room(std::span<const TokenId> tokens) const;
   // Runs `tokens` at position n_past_ from KV cell `cell`, on the `shared` batch buffers or, when
   // null, on each block's own one-token buffers.
-  Result<std::span<const float>> run(std::span<const TokenId> tokens, CellIndex cell, Buffers* shared,
-                                     LayerObserver* observer);
+  Result<std::span<const float>> run(std::span<const TokenId> tokens, CellIndex cell,
+                                     Buffers* shared, LayerObserver* observer);
   Buffers& batch_buffers(std::size_t tokens);
 
   LlamaConfig config_;

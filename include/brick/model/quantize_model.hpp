@@ -24,7 +24,8 @@ struct QuantizeReport {
 // Reads `in` and writes `out` atomically (an interrupted or failed run leaves no partial `out`).
 // FormatError when `in` is not a llama GGUF or holds a matrix Brick cannot dequantize;
 // InvalidArgument when `in` and `out` are the same file.
-QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesystem::path& out, FileType type,
-                              ThreadPool& pool, const gguf::GgufWriter::Progress& progress = {});
+QuantizeReport quantize_model(const std::filesystem::path& in, const std::filesystem::path& out,
+                              FileType type, ThreadPool& pool,
+                              const gguf::GgufWriter::Progress& progress = {});
 
 }  // namespace brick::model

@@ -40,6 +40,7 @@ class SamplingOp : public ops::OpIdentity {
 static_assert(BrickOp<SamplingOp>);
 
 // A sampling brick: the same token on a re-run, and an id inside the vocabulary.
-ComputeBrick<SamplingOp> make_sampling_brick(Sampler& sampler, std::size_t vocab_size, const BrickPolicy& policy = {});
+ComputeBrick<SamplingOp> make_sampling_brick(Sampler& sampler, std::size_t vocab_size,
+                                             const BrickPolicy& policy = {});
 
 }  // namespace brick::model

@@ -47,9 +47,9 @@ struct SyntheticModelSpec {
   std::uint64_t parameters() const noexcept;
 };
 
-// A SentencePiece-style vocabulary: <unk>, <s>, </s>, the byte tokens <0x00>..<0xFF>, pieces made by
-// joining pieces (scores falling with their rank, "▁" only at the start of a piece), and the single
-// characters last. Every piece is unique; the same for a seed.
+// A SentencePiece-style vocabulary: <unk>, <s>, </s>, the byte tokens <0x00>..<0xFF>, pieces made
+// by joining pieces (scores falling with their rank, "▁" only at the start of a piece), and the
+// single characters last. Every piece is unique; the same for a seed.
 struct SyntheticVocab {
   std::vector<std::string> pieces;
   std::vector<float> scores;
@@ -61,7 +61,7 @@ SyntheticVocab synthetic_vocab(std::size_t n_vocab, std::uint64_t seed);
 gguf::GgufWriter synthetic_model_writer(const SyntheticModelSpec& spec);
 
 // Draws every tensor (rows in parallel over `pool`) and writes the file atomically.
-void write_synthetic_model(const SyntheticModelSpec& spec, const std::filesystem::path& path, ThreadPool& pool,
-                           const gguf::GgufWriter::Progress& progress = {});
+void write_synthetic_model(const SyntheticModelSpec& spec, const std::filesystem::path& path,
+                           ThreadPool& pool, const gguf::GgufWriter::Progress& progress = {});
 
 }  // namespace brick::model

@@ -1,0 +1,102 @@
+#pragma once
+// The machine's read bandwidth, measured the way the benchmarks judge a mat-vec against it: a
+// 256 MiB buffer (written first, so the reads reach memory) read as 2, 4 and 8 interleaved
+// sequential streams per thread with the widest loads the CPU has; the best of the three counts.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "brick/core/cpu_features.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/memory/aligned_buffer.hpp"
+
+namespace brick::bench {
+
+template <std::size_t kStreams>
+__attribute__((target("avx512f"))) std::int64_t read_sum_avx512(const __m128i* p,
+                                                                std::size_t vectors) {
+  const std::size_t per_stream = vectors / kStreams / 4 * 4;
+  __m512i acc[kStreams] = {};
+  for (std::size_t i = 0; i < per_stream; i += 4) {
+    for (std::size_t s = 0; s < kStreams; ++s) {
+      acc[s] = _mm512_add_epi64(
+          acc[s], _mm512_loadu_si512(static_cast<const void*>(p + s * per_stream + i)));
+    }
+  }
+  __m512i total = _mm512_setzero_si512();
+  for (const __m512i& a : acc) total = _mm512_add_epi64(total, a);
+  alignas(64) std::int64_t lanes[8];
+  _mm512_store_si512(lanes, total);
+  std::int64_t sum = 0;
+  for (std::int64_t lane : lanes) sum += lane;
+  return sum;
+}
+
+template <std::size_t kStreams>
+std::int64_t read_sum_sse2(const __m128i* p, std::size_t vectors) {
+  const std::size_t per_stream = vectors / kStreams / 4 * 4;
+  __m128i acc[kStreams] = {};
+  for (std::size_t i = 0; i < per_stream; i += 4) {
+    for (std::size_t s = 0; s < kStreams; ++s) {
+      const __m128i* q = p + s * per_stream + i;
+      acc[s] = _mm_add_epi64(
+          acc[s], _mm_add_epi64(_mm_add_epi64(_mm_loadu_si128(q), _mm_loadu_si128(q + 1)),
+                                _mm_add_epi64(_mm_loadu_si128(q + 2), _mm_loadu_si128(q + 3))));
+    }
+  }
+  __m128i total = _mm_setzero_si128();
+  for (const __m128i& a : acc) total = _mm_add_epi64(total, a);
+  return _mm_cvtsi128_si64(total) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(total, total));
+}
+
+template <std::size_t kStreams>
+std::int64_t read_sum(const __m128i* p, std::size_t vectors) {
+  static const bool wide = cpu_features().avx512f;
+  return wide ? read_sum_avx512<kStreams>(p, vectors) : read_sum_sse2<kStreams>(p, vectors);
+}
+
+class ReadProbe {
+ public:
+  static constexpr std::size_t kBytes = 256u << 20;
+
+  ReadProbe() : storage_(AlignedBuffer::page_aligned(kBytes)) {
+    std::memset(storage_.data(), 1, kBytes);
+  }
+
+  // GB/s: the median of `repetitions` passes for each stream count, the best stream count.
+  double gb_per_second(ThreadPool& pool, int repetitions = 5) const {
+    return std::max(
+        {passes<2>(pool, repetitions), passes<4>(pool, repetitions), passes<8>(pool, repetitions)});
+  }
+
+ private:
+  template <std::size_t kStreams>
+  double passes(ThreadPool& pool, int repetitions) const {
+    const auto* data = reinterpret_cast<const __m128i*>(storage_.data());
+    constexpr std::size_t kVectors = kBytes / sizeof(__m128i);
+    std::vector<double> rates;
+    std::int64_t sink[64] = {};
+    for (int r = 0; r < repetitions; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      pool.parallel_for(kVectors / 64, [&](Range range, std::size_t slot) {
+        sink[slot % 64] += read_sum<kStreams>(data + range.begin * 64, range.size() * 64);
+      });
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rates.push_back(static_cast<double>(kBytes) / seconds / 1e9);
+    }
+    volatile std::int64_t keep = sink[0];
+    (void)keep;
+    std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2),
+                     rates.end());
+    return rates[rates.size() / 2];
+  }
+
+  AlignedBuffer storage_;
+};
+
+}  // namespace brick::bench

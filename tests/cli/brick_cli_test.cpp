@@ -1,0 +1,176 @@
+// The brick command line on good and bad input: every mistake is an exit status of 1 (2 for a
+// failed assertion) and one line on stderr that says what was wrong, never a crash, and never a
+// partial output file.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace brick::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `brick ARGS` through the shell, with stderr captured in a file.
+Outcome brick(const std::string& args) {
+  const fs::path err = fs::temp_directory_path() / fmt::format("brick-cli-{}.err", getpid());
+  const std::string command = fmt::format("'{}' {} 2>'{}'", BRICK_CLI, args, err.string());
+  Outcome o;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    o.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(err);
+  o.err.assign(std::istreambuf_iterator<char>(in), {});
+  fs::remove(err);
+  return o;
+}
+
+class BrickCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    folder_ = fs::temp_directory_path() / fmt::format("brick-cli-{}", getpid());
+    fs::create_directories(folder_);
+    const Outcome gen =
+        brick(fmt::format("gen-model '{}' --preset tiny --type q6_k --ctx 64", model().string()));
+    ASSERT_EQ(gen.status, 0) << gen.err;
+  }
+  static void TearDownTestSuite() { fs::remove_all(folder_); }
+  static fs::path model() { return folder_ / "tiny.gguf"; }
+  static fs::path path(const std::string& name) { return folder_ / name; }
+
+  static void expect_error(const std::string& args, const std::string& needle) {
+    const Outcome o = brick(args);
+    EXPECT_EQ(o.status, 1) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(needle), std::string::npos) << args << "\nstderr: " << o.err;
+  }
+
+  static fs::path folder_;
+};
+
+fs::path BrickCli::folder_;
+
+TEST_F(BrickCli, RunGeneratesTextAndVerifiesEveryBrick) {
+  const Outcome o = brick(fmt::format("run '{}' -n 6 --prompt 'the tea'", model().string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("the tea", 0), 0u) << o.out;
+  for (const char* part : {"load:", "prompt:", "decode:", "Brick profile", "slowest block",
+                           "budgets at", "verify: 26 bricks", " 0 failed"}) {
+    EXPECT_NE(o.out.find(part), std::string::npos) << part << "\n" << o.out;
+  }
+}
+
+TEST_F(BrickCli, JsonHasExactlyTheDocumentedKeys) {
+  const Outcome o = brick(fmt::format(
+      "run '{}' -n 4 --prompt-tokens 1,300,301 --top-logits 3 --json", model().string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto json = nlohmann::json::parse(o.out);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : json.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"generated", "profile", "prompt", "steps", "text",
+                                            "timings", "verify"}));
+  EXPECT_EQ(json["prompt"], nlohmann::json({1, 300, 301}));
+  EXPECT_EQ(json["generated"].size(), 4u);
+  ASSERT_EQ(json["steps"].size(), 4u);
+  EXPECT_EQ(json["steps"][0]["top"].size(), 3u);
+  EXPECT_EQ(json["steps"][0]["token"], json["generated"][0]);
+  for (const char* key :
+       {"load_ms", "prompt_ms", "prompt_tokens_per_s", "decode_ms", "decode_tokens_per_s"}) {
+    EXPECT_TRUE(json["timings"].contains(key)) << key;
+  }
+  EXPECT_EQ(json["verify"]["failed"], 0);
+}
+
+TEST_F(BrickCli, ForcedTokensAreFedWhilePredictionsAreReported) {
+  const Outcome o = brick(
+      fmt::format("run '{}' -n 3 --prompt-tokens 1,300 --force-tokens 7,8,9 --top-logits 1 --json",
+                  model().string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto json = nlohmann::json::parse(o.out);
+  EXPECT_EQ(json["generated"], nlohmann::json({7, 8, 9}));
+}
+
+TEST_F(BrickCli, ExportsAreWrittenWhole) {
+  const fs::path trace = path("trace.json"), profile = path("profile.json"),
+                 prom = path("metrics.prom");
+  const Outcome o =
+      brick(fmt::format("run '{}' -n 3 --trace '{}' --profile-json '{}' --prometheus '{}'",
+                        model().string(), trace.string(), profile.string(), prom.string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::ifstream in(trace);
+  const auto parsed = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_FALSE(parsed.is_discarded());
+  EXPECT_TRUE(parsed.contains("traceEvents"));
+  EXPECT_GT(fs::file_size(profile), 0u);
+  EXPECT_GT(fs::file_size(prom), 0u);
+}
+
+TEST_F(BrickCli, BadInputIsAClearErrorAndLeavesNoFiles) {
+  const std::string m = "'" + model().string() + "'";
+  expect_error("run " + m + " --ctx 100000", "context");
+  expect_error("run " + m + " --prompt ''", "prompt is empty");
+  expect_error("run " + m + " --prompt-tokens 1,99999", "99999");
+  expect_error("run " + m + " --prompt-tokens 1,x", "token ids");
+  expect_error("run " + m + " -n 1000", "positions");
+  expect_error("run " + m + " --temp nan", "temperature");
+  expect_error("run " + m + " --trace " + path("no-such-folder/t.json").string(), "--trace");
+  EXPECT_FALSE(fs::exists(path("no-such-folder")));
+
+  // A truncated model and a file that is not GGUF.
+  {
+    std::ifstream in(model(), std::ios::binary);
+    std::string bytes(std::istreambuf_iterator<char>(in), {});
+    std::ofstream(path("truncated.gguf"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    std::ofstream(path("text.gguf")) << "not a model\n";
+  }
+  expect_error("run '" + path("truncated.gguf").string() + "'", "truncated.gguf");
+  expect_error("run '" + path("text.gguf").string() + "'", "text.gguf");
+  expect_error("info '" + path("text.gguf").string() + "'", "text.gguf");
+
+  const Outcome threads = brick("run " + m + " -n 2 --threads 100000");
+  EXPECT_EQ(threads.status, 0) << threads.err;
+  EXPECT_NE(threads.err.find("100000 threads asked for"), std::string::npos) << threads.err;
+
+  expect_error("quantize " + m + " " + m + " q8_0", "both the input and the output");
+  expect_error("quantize " + m + " '" + path("out.gguf").string() + "' q3_k", "unknown type");
+  expect_error("gen-model '" + path("bad.gguf").string() + "' --preset tiny --heads 3", "heads");
+  EXPECT_FALSE(fs::exists(path("out.gguf")));
+  EXPECT_FALSE(fs::exists(path("bad.gguf")));
+}
+
+TEST_F(BrickCli, InfoPrintsTheArchitectureAndTensors) {
+  const Outcome text = brick("info '" + model().string() + "'");
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* part : {"llama: 2 layers, embd 256", "tokenizer.ggml.tokens",
+                           "blk.1.ffn_down.weight", "q6_K", "totals by type"}) {
+    EXPECT_NE(text.out.find(part), std::string::npos) << part;
+  }
+  const Outcome json = brick("info '" + model().string() + "' --json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto parsed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(parsed["llama"]["layers"], 2);
+  EXPECT_EQ(parsed["metadata"]["tokenizer.ggml.tokens"]["length"], 512);
+  EXPECT_EQ(parsed["tensors"].size(), 21u);
+  const Outcome cpu = brick("info");
+  EXPECT_EQ(cpu.status, 0);
+  EXPECT_NE(cpu.out.find("backends"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace brick::cli

@@ -1,6 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "brick/model/file_type.hpp"
@@ -18,6 +19,15 @@ void set_exit_code(int code);
 
 // A --type value (q4_k_m, ...); InvalidArgument listing the names otherwise.
 model::FileType parse_file_type_option(const std::string& text);
+
+// Option values as the user means them, with messages in the flag's terms: a whole decimal number
+// in [min, max] (no sign, no octal or hex, nothing that saturates), or a finite decimal number in
+// [min, max] (no nan, inf or hex floats).
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
+CLI::Validator decimal_number(double min, double max);
+
+// For options whose values are names: the user's spelling in lower case.
+std::string lower_case(std::string text);
 
 // --threads: 0 means the physical cores; more threads than usable CPUs are clamped to them (with a
 // note on stderr: more would only contend).

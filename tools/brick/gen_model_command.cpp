@@ -63,24 +63,26 @@ void add_gen_model_command(CLI::App& app) {
   cmd->add_option("--preset", o->preset,
                   "tiny (tests), small (the default model), base (about 670 MB)")
       ->capture_default_str()
+      ->transform(lower_case)
       ->check(CLI::IsMember({"tiny", "small", "base"}));
-  cmd->add_option("--layers", o->layers, "Transformer blocks")->check(CLI::PositiveNumber);
-  cmd->add_option("--embd", o->embd, "Embedding width")->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "Attention heads")->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", o->layers, "Transformer blocks")->transform(whole_number(1, 4096));
+  cmd->add_option("--embd", o->embd, "Embedding width")->transform(whole_number(1, 1 << 20));
+  cmd->add_option("--heads", o->heads, "Attention heads")->transform(whole_number(1, 1 << 16));
   cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (GQA when below --heads)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--ffn", o->ffn, "Feed-forward width")->check(CLI::PositiveNumber);
-  cmd->add_option("--vocab", o->vocab, "Vocabulary size")->check(CLI::PositiveNumber);
+      ->transform(whole_number(1, 1 << 16));
+  cmd->add_option("--ffn", o->ffn, "Feed-forward width")->transform(whole_number(1, 1 << 22));
+  cmd->add_option("--vocab", o->vocab, "Vocabulary size")->transform(whole_number(1, 1u << 31));
   cmd->add_option("--ctx", o->ctx, "Context length (llama.context_length)")
-      ->check(CLI::PositiveNumber);
+      ->transform(whole_number(1, 1 << 24));
   cmd->add_option("--type", o->type,
                   "q4_k_m, q5_k_m, q6_k, q8_0, f16, bf16 or f32 (default q4_k_m)");
   cmd->add_flag("--tied", o->tied, "No output.weight: the output reuses token_embd");
   cmd->add_option("--seed", o->seed, "Seed of the weights and the vocabulary")
+      ->transform(whole_number(0, UINT64_MAX))
       ->capture_default_str();
   cmd->add_option("-t,--threads", o->threads,
                   "Threads drawing the weights (default: the physical cores)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->transform(whole_number(0, 1 << 16));
   cmd->callback([o] { gen_model(*o); });
 }
 

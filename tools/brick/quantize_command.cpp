@@ -39,7 +39,7 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("out", o->out, "The GGUF file to write")->required();
   cmd->add_option("type", o->type, "q4_k_m, q5_k_m, q6_k, q8_0, f16, bf16 or f32")->required();
   cmd->add_option("-t,--threads", o->threads, "Threads (default: the physical cores)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->transform(whole_number(0, 1 << 16));
   cmd->callback([o] { quantize(*o); });
 }
 

@@ -52,6 +52,7 @@ struct RunOptions {
 
 constexpr std::size_t kDefaultContextCap = 4096;
 
+// The option checks keep only the set's own spellings.
 CheckPolicy parse_checks(const std::string& text) {
   if (text == "all") return CheckPolicy::All;
   if (text == "none") return CheckPolicy::None;
@@ -313,6 +314,15 @@ void print_json(const RunOptions& o, const Run& r) {
 }
 
 void run(const RunOptions& o) {
+  const std::vector<std::string> outputs = {o.trace_path, o.profile_json_path, o.prometheus_path};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[i].empty() && outputs[i] == outputs[j]) {
+        throw InvalidArgument(
+            fmt::format("two exports would write {}: give each its own file", outputs[i]));
+      }
+    }
+  }
   for (const auto& [path, flag] :
        {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
         std::pair{o.prometheus_path, "--prometheus"}}) {
@@ -425,7 +435,8 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("-n,--n-predict", o->n_predict,
                   "Tokens to generate (0: evaluate the prompt only)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number(0, 1000000));
   cmd->add_option("-p,--prompt", o->prompt, "The prompt text")->capture_default_str();
   cmd->add_option("--prompt-tokens", o->prompt_tokens,
                   "The prompt as token ids (1,15,27), instead of text");
@@ -433,48 +444,65 @@ void add_run_command(CLI::App& app) {
                   "Feed these ids instead of the sampled ones (teacher forcing); steps still "
                   "report predictions");
   cmd->add_option("--top-logits", o->top_logits,
-                  "Report the K highest logits of every step (--json: steps)");
+                  "Report the K highest logits of every step (--json: steps)")
+      ->transform(whole_number(0, 1000000));
   cmd->add_option("-t,--threads", o->threads,
                   "Threads (default: the physical cores; clamped to the usable CPUs)")
-      ->check(CLI::Range(0, 1 << 20));
-  cmd->add_option("-c,--ctx", o->ctx, "Context positions (default: the model's, at most 4096)");
+      ->transform(whole_number(0, 1 << 16));
+  cmd->add_option("-c,--ctx", o->ctx, "Context positions (default: the model's, at most 4096)")
+      ->transform(whole_number(0, 1 << 24));
   cmd->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")
-      ->capture_default_str();
-  cmd->add_option("--top-k", o->sampling.top_k, "Top-k (0: off)")->capture_default_str();
-  cmd->add_option("--top-p", o->sampling.top_p, "Top-p (1: off)")->capture_default_str();
-  cmd->add_option("--min-p", o->sampling.min_p, "Min-p (0: off)")->capture_default_str();
+      ->capture_default_str()
+      ->check(decimal_number(0, 100));
+  cmd->add_option("--top-k", o->sampling.top_k, "Top-k (0: off)")
+      ->capture_default_str()
+      ->transform(whole_number(0, 1000000000));
+  cmd->add_option("--top-p", o->sampling.top_p, "Top-p (1: off)")
+      ->capture_default_str()
+      ->check(decimal_number(0, 1));
+  cmd->add_option("--min-p", o->sampling.min_p, "Min-p (0: off)")
+      ->capture_default_str()
+      ->check(decimal_number(0, 1));
   cmd->add_option("--repeat-penalty", o->sampling.repeat_penalty, "Repetition penalty (1: off)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(decimal_number(0, 100));
   cmd->add_option("--repeat-last-n", o->sampling.repeat_last_n, "Tokens the penalty looks back on")
-      ->capture_default_str();
-  cmd->add_option("--seed", o->sampling.seed, "Sampling seed")->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number(0, 1000000000));
+  cmd->add_option("--seed", o->sampling.seed, "Sampling seed")
+      ->capture_default_str()
+      ->transform(whole_number(0, UINT64_MAX));
   cmd->add_option("--kv-type", o->kv_type, "KV cache cells: f16 (as llama.cpp) or f32")
       ->capture_default_str()
+      ->transform(lower_case)
       ->check(CLI::IsMember({"f16", "f32"}));
   cmd->add_option("-b,--backend", o->backend, "auto, scalar, avx2 or avx512")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}, CLI::ignore_case));
+      ->transform(lower_case)
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}));
   cmd->add_option("--budget-gbps", o->budget_gb_per_second,
                   "Each brick's budget: the time its bytes take at this bandwidth")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(decimal_number(0.001, 100000));
   cmd->add_option("--checks", o->checks,
                   "Assertions on every call: cheap (finite, bounds), all (also equivalence), none; "
-                  "every brick "
-                  "is verified on its last call after the run either way")
+                  "every brick is verified on its last call after the run either way")
       ->capture_default_str()
+      ->transform(lower_case)
       ->check(CLI::IsMember({"cheap", "all", "none"}));
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->add_option("--sync", o->sync,
                   "Profiler sync: eager (exact per brick) or deferred (resolved per layer)")
       ->capture_default_str()
+      ->transform(lower_case)
       ->check(CLI::IsMember({"eager", "deferred"}));
   cmd->add_flag("!--no-profile", o->profile, "Run with the profiler disabled");
   cmd->add_option("--trace", o->trace_path,
                   "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
   cmd->add_option("--trace-events", o->trace_events,
                   "Trace events kept; later ones are counted as dropped")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number(0, 1 << 30));
   cmd->add_option("--profile-json", o->profile_json_path, "Write the profile as JSON");
   cmd->add_option("--prometheus", o->prometheus_path,
                   "Write the profile in Prometheus text format");

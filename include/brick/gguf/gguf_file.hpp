@@ -46,7 +46,9 @@ class GgufFile {
   const std::string& name() const noexcept { return name_; }
   std::uint32_t version() const noexcept { return version_; }
   std::size_t alignment() const noexcept { return alignment_; }
-  // Offset of the data section from the start of the file (a multiple of alignment()).
+  // Offset of the data section from the start of the file: a multiple of alignment(), except in a
+  // file without tensors that ends before that padding (ggml does not ask for it there), where it is
+  // the file's size.
   std::size_t data_offset() const noexcept { return data_offset_; }
   std::size_t file_size() const noexcept { return bytes_.size(); }
 
@@ -76,7 +78,9 @@ class GgufFile {
   std::size_t data_offset_ = 0;
   Metadata metadata_;
   std::vector<TensorInfo> tensors_;
-  std::unordered_map<std::string_view, std::size_t> tensor_index_;  // views into tensors_' names
+  // Views into tensors_' names: tensors_ is reserved in full before the first is added, so they
+  // never move.
+  std::unordered_map<std::string_view, std::size_t> tensor_index_;
 };
 
 }  // namespace brick::gguf

@@ -12,12 +12,13 @@
 
 namespace brick::gguf::test {
 
-// Every scalar type at an edge of its range, strings (empty, UTF-8, with a NUL inside) and arrays
-// of every scalar type, empty ones included: all that ggml's gguf API can also write.
+// Every scalar type at an edge of its range, strings (empty, UTF-8) and arrays of every scalar
+// type, empty ones included: all that ggml's gguf API can also write (its setters take C strings,
+// so no NUL inside a string).
 inline Metadata flat_sample_metadata() {
   Metadata m;
   m.set("general.architecture", "llama");
-  m.set("general.name", std::string("tiny \xc3\xa9t\xc3\xa9 \0 model", 17));
+  m.set("general.name", "tiny \xc3\xa9t\xc3\xa9 model");
   m.set("sample.empty_string", "");
   m.set("sample.u8", std::uint8_t{255});
   m.set("sample.i8", std::int8_t{-128});
@@ -49,10 +50,11 @@ inline Metadata flat_sample_metadata() {
   return m;
 }
 
-// flat_sample_metadata() plus arrays of arrays (which ggml cannot read): nested, empty, mixed
-// element types at the inner level.
+// flat_sample_metadata() plus what only Brick handles: a string with a NUL inside, and arrays of
+// arrays (which ggml cannot read): nested, empty, other element types at the inner level.
 inline Metadata sample_metadata() {
   Metadata m = flat_sample_metadata();
+  m.set("sample.nul_inside", std::string("a\0b", 3));
   m.set("sample.nested",
         Array{std::vector<Array>{Array{std::vector<std::uint8_t>{1, 2}}, Array{std::vector<std::string>{"a", ""}},
                                  Array{std::vector<Array>{Array{std::vector<double>{}}}}}});

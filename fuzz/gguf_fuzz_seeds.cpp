@@ -29,7 +29,8 @@ void fill(std::size_t index, std::span<std::byte> out) {
 
 void save(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
 }
 
@@ -60,13 +61,15 @@ Metadata arrays() {
   m.set("strs", Array{std::vector<std::string>{"<s>", ""}});
   m.set("u64s", Array{std::vector<std::uint64_t>{5}});
   m.set("f64s", Array{std::vector<double>{-0.0}});
-  m.set("nested", Array{std::vector<Array>{Array{std::vector<std::int8_t>{7}}, Array{std::vector<Array>{}}}});
+  m.set("nested",
+        Array{std::vector<Array>{Array{std::vector<std::int8_t>{7}}, Array{std::vector<Array>{}}}});
   return m;
 }
 
 GgufWriter model(Metadata metadata) {
   metadata.set("general.architecture", "llama");
-  metadata.set("tokenizer.ggml.tokens", Array{std::vector<std::string>{"<unk>", "<s>", "</s>", "a"}});
+  metadata.set("tokenizer.ggml.tokens",
+               Array{std::vector<std::string>{"<unk>", "<s>", "</s>", "a"}});
   GgufWriter writer(std::move(metadata));
   writer.add_tensor("token_embd.weight", TensorType::Q8_0, {32, 4});
   writer.add_tensor("output_norm.weight", TensorType::F32, {5});

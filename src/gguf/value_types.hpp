@@ -50,10 +50,12 @@ decltype(auto) call_with_alternative(F& f) {
 // f must return the same type for every T.
 template <class F>
 decltype(auto) with_value_type(ValueType type, F&& f) {
-  return [&]<std::size_t... index>(std::index_sequence<index...>) -> decltype(auto) {
-    constexpr decltype(&call_with_alternative<F, 0>) kCalls[] = {&call_with_alternative<F, index>...};
+  return [&]<std::size_t... index>(std::index_sequence<index...>)->decltype(auto) {
+    constexpr decltype(&call_with_alternative<F, 0>) kCalls[] = {
+        &call_with_alternative<F, index>...};
     return kCalls[static_cast<std::size_t>(type)](f);
-  }(std::make_index_sequence<kValueTypeCount>{});
+  }
+  (std::make_index_sequence<kValueTypeCount>{});
 }
 
 }  // namespace brick::gguf::detail

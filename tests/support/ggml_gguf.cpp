@@ -38,7 +38,8 @@ struct GgmlInitParams {  // struct ggml_init_params
 struct Api {
   GgufContext* (*gguf_init_empty)() = nullptr;
   GgufContext* (*gguf_init_from_file)(const char* path, GgufInitParams params) = nullptr;
-  GgufContext* (*gguf_init_from_buffer)(const void* data, std::size_t size, GgufInitParams params) = nullptr;
+  GgufContext* (*gguf_init_from_buffer)(const void* data, std::size_t size,
+                                        GgufInitParams params) = nullptr;
   void (*gguf_free)(GgufContext* ctx) = nullptr;
   const char* (*gguf_type_name)(int type) = nullptr;
   std::uint32_t (*gguf_get_version)(const GgufContext* ctx) = nullptr;
@@ -71,22 +72,26 @@ struct Api {
   void (*gguf_set_val_f64)(GgufContext* ctx, const char* key, double value) = nullptr;
   void (*gguf_set_val_bool)(GgufContext* ctx, const char* key, bool value) = nullptr;
   void (*gguf_set_val_str)(GgufContext* ctx, const char* key, const char* value) = nullptr;
-  void (*gguf_set_arr_data)(GgufContext* ctx, const char* key, int type, const void* data, std::size_t n) = nullptr;
-  void (*gguf_set_arr_str)(GgufContext* ctx, const char* key, const char** data, std::size_t n) = nullptr;
+  void (*gguf_set_arr_data)(GgufContext* ctx, const char* key, int type, const void* data,
+                            std::size_t n) = nullptr;
+  void (*gguf_set_arr_str)(GgufContext* ctx, const char* key, const char** data,
+                           std::size_t n) = nullptr;
   void (*gguf_add_tensor)(GgufContext* ctx, const GgmlTensor* tensor) = nullptr;
   bool (*gguf_write_to_file)(const GgufContext* ctx, const char* path, bool only_meta) = nullptr;
 
   GgmlContext* (*ggml_init)(GgmlInitParams params) = nullptr;
   void (*ggml_free)(GgmlContext* ctx) = nullptr;
   std::size_t (*ggml_tensor_overhead)() = nullptr;
-  GgmlTensor* (*ggml_new_tensor)(GgmlContext* ctx, int type, int n_dims, const std::int64_t* ne) = nullptr;
+  GgmlTensor* (*ggml_new_tensor)(GgmlContext* ctx, int type, int n_dims,
+                                 const std::int64_t* ne) = nullptr;
   GgmlTensor* (*ggml_set_name)(GgmlTensor* tensor, const char* name) = nullptr;
   GgmlTensor* (*ggml_get_tensor)(GgmlContext* ctx, const char* name) = nullptr;
   void* (*ggml_get_data)(const GgmlTensor* tensor) = nullptr;
   std::size_t (*ggml_nbytes)(const GgmlTensor* tensor) = nullptr;
   // void ggml_log_set(ggml_log_callback, void* user_data), the callback being
   // void (*)(enum ggml_log_level, const char* text, void* user_data).
-  void (*ggml_log_set)(void (*callback)(int level, const char* text, void* user_data), void* user_data) = nullptr;
+  void (*ggml_log_set)(void (*callback)(int level, const char* text, void* user_data),
+                       void* user_data) = nullptr;
 };
 
 // Resolved once by GgmlGguf::load().
@@ -133,7 +138,8 @@ Value value_from_bytes(int type, const void* data, std::size_t n, bool array) {
     }
     return value_from_bytes<I + 1>(type, data, n, array);
   } else {
-    throw StateError(fmt::format("ggml reported GGUF type {} where a number or bool was expected", type));
+    throw StateError(
+        fmt::format("ggml reported GGUF type {} where a number or bool was expected", type));
   }
 }
 
@@ -141,10 +147,12 @@ void open_library() {
   const std::string& path = GgmlOracle::load().base_library_path();
   // Already loaded by the oracle: this takes another reference to the same library.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) throw IoError(fmt::format("ggml gguf: dlopen {} failed: {}", path, dlerror()));
+  if (handle == nullptr)
+    throw IoError(fmt::format("ggml gguf: dlopen {} failed: {}", path, dlerror()));
   auto resolve = [&]<class Fn>(const char* symbol, Fn& out) {
     void* address = dlsym(handle, symbol);
-    if (address == nullptr) throw IoError(fmt::format("ggml gguf: {} does not export {}", path, symbol));
+    if (address == nullptr)
+      throw IoError(fmt::format("ggml gguf: {} does not export {}", path, symbol));
     out = reinterpret_cast<Fn>(address);
   };
 #define BRICK_RESOLVE(name) resolve(#name, api.name)
@@ -212,7 +220,8 @@ void set_array(GgufContext* ctx, const std::string& key, const Array& array) {
           for (const Bool b : elements) bytes.push_back(b.value ? 1 : 0);
           api.gguf_set_arr_data(ctx, key.c_str(), type_id<Bool>(), bytes.data(), bytes.size());
         } else if constexpr (std::is_same_v<E, Array>) {
-          throw InvalidArgument(fmt::format("ggml's gguf API cannot write key '{}': arrays of arrays", key));
+          throw InvalidArgument(
+              fmt::format("ggml's gguf API cannot write key '{}': arrays of arrays", key));
         } else {
           api.gguf_set_arr_data(ctx, key.c_str(), type_id<E>(), elements.data(), elements.size());
         }
@@ -225,19 +234,32 @@ void set_metadata(GgufContext* ctx, const gguf::Metadata& metadata) {
     const char* k = key.c_str();
     std::visit(
         [&]<class T>(const T& v) {
-          if constexpr (std::is_same_v<T, std::uint8_t>) api.gguf_set_val_u8(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::int8_t>) api.gguf_set_val_i8(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::uint16_t>) api.gguf_set_val_u16(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::int16_t>) api.gguf_set_val_i16(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::uint32_t>) api.gguf_set_val_u32(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::int32_t>) api.gguf_set_val_i32(ctx, k, v);
-          else if constexpr (std::is_same_v<T, float>) api.gguf_set_val_f32(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::uint64_t>) api.gguf_set_val_u64(ctx, k, v);
-          else if constexpr (std::is_same_v<T, std::int64_t>) api.gguf_set_val_i64(ctx, k, v);
-          else if constexpr (std::is_same_v<T, double>) api.gguf_set_val_f64(ctx, k, v);
-          else if constexpr (std::is_same_v<T, Bool>) api.gguf_set_val_bool(ctx, k, v.value);
-          else if constexpr (std::is_same_v<T, std::string>) api.gguf_set_val_str(ctx, k, v.c_str());
-          else set_array(ctx, key, v);
+          if constexpr (std::is_same_v<T, std::uint8_t>)
+            api.gguf_set_val_u8(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::int8_t>)
+            api.gguf_set_val_i8(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::uint16_t>)
+            api.gguf_set_val_u16(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::int16_t>)
+            api.gguf_set_val_i16(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::uint32_t>)
+            api.gguf_set_val_u32(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::int32_t>)
+            api.gguf_set_val_i32(ctx, k, v);
+          else if constexpr (std::is_same_v<T, float>)
+            api.gguf_set_val_f32(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::uint64_t>)
+            api.gguf_set_val_u64(ctx, k, v);
+          else if constexpr (std::is_same_v<T, std::int64_t>)
+            api.gguf_set_val_i64(ctx, k, v);
+          else if constexpr (std::is_same_v<T, double>)
+            api.gguf_set_val_f64(ctx, k, v);
+          else if constexpr (std::is_same_v<T, Bool>)
+            api.gguf_set_val_bool(ctx, k, v.value);
+          else if constexpr (std::is_same_v<T, std::string>)
+            api.gguf_set_val_str(ctx, k, v.c_str());
+          else
+            set_array(ctx, key, v);
         },
         value.storage());
   }
@@ -260,7 +282,8 @@ GgmlGguf::File read_context(const GgufContext* ctx, GgmlContext* data) {
         for (std::size_t i = 0; i < n; ++i) texts.emplace_back(api.gguf_get_arr_str(ctx, id, i));
         file.metadata.set(key, Array{std::move(texts)});
       } else {
-        file.metadata.set(key, value_from_bytes(element_type, api.gguf_get_arr_data(ctx, id), n, true));
+        file.metadata.set(key,
+                          value_from_bytes(element_type, api.gguf_get_arr_data(ctx, id), n, true));
       }
     } else if (type == kString) {
       file.metadata.set(key, std::string(api.gguf_get_val_str(ctx, id)));
@@ -273,11 +296,13 @@ GgmlGguf::File read_context(const GgufContext* ctx, GgmlContext* data) {
     tensor.info.name = api.gguf_get_tensor_name(ctx, id);
     tensor.info.type = static_cast<quant::TensorType>(api.gguf_get_tensor_type(ctx, id));
     const std::int64_t* ne = api.gguf_get_tensor_ne(ctx, id);
-    for (std::size_t i = 0; i < gguf::kMaxDims; ++i) tensor.info.ne[i] = static_cast<std::uint64_t>(ne[i]);
+    for (std::size_t i = 0; i < gguf::kMaxDims; ++i)
+      tensor.info.ne[i] = static_cast<std::uint64_t>(ne[i]);
     tensor.info.offset = api.gguf_get_tensor_offset(ctx, id);
     tensor.info.bytes = api.gguf_get_tensor_size(ctx, id);
     const GgmlTensor* loaded = api.ggml_get_tensor(data, tensor.info.name.c_str());
-    if (loaded == nullptr) throw StateError(fmt::format("ggml loaded no tensor '{}'", tensor.info.name));
+    if (loaded == nullptr)
+      throw StateError(fmt::format("ggml loaded no tensor '{}'", tensor.info.name));
     const auto* first = static_cast<const std::byte*>(api.ggml_get_data(loaded));
     tensor.data.assign(first, first + api.ggml_nbytes(loaded));
     file.tensors.push_back(std::move(tensor));
@@ -318,10 +343,13 @@ void GgmlGguf::write(const std::filesystem::path& path, const gguf::Metadata& me
   if (ggml.context == nullptr) throw StateError("ggml_init failed");
   for (const Tensor& tensor : tensors) {
     std::int64_t ne[gguf::kMaxDims];
-    for (std::size_t i = 0; i < gguf::kMaxDims; ++i) ne[i] = static_cast<std::int64_t>(tensor.info.ne[i]);
-    GgmlTensor* t = api.ggml_new_tensor(ggml.context, static_cast<int>(tensor.info.type), gguf::kMaxDims, ne);
+    for (std::size_t i = 0; i < gguf::kMaxDims; ++i)
+      ne[i] = static_cast<std::int64_t>(tensor.info.ne[i]);
+    GgmlTensor* t =
+        api.ggml_new_tensor(ggml.context, static_cast<int>(tensor.info.type), gguf::kMaxDims, ne);
     if (t == nullptr || api.ggml_nbytes(t) != tensor.data.size()) {
-      throw StateError(fmt::format("ggml tensor '{}' does not hold {} bytes", tensor.info.name, tensor.data.size()));
+      throw StateError(fmt::format("ggml tensor '{}' does not hold {} bytes", tensor.info.name,
+                                   tensor.data.size()));
     }
     api.ggml_set_name(t, tensor.info.name.c_str());
     std::memcpy(api.ggml_get_data(t), tensor.data.data(), tensor.data.size());
@@ -341,7 +369,8 @@ std::optional<GgmlGguf::File> GgmlGguf::read(const std::filesystem::path& path) 
 }
 
 bool GgmlGguf::accepts(std::span<const std::byte> bytes) const {
-  Owned<GgufContext, &Api::gguf_free> gguf{api.gguf_init_from_buffer(bytes.data(), bytes.size(), {true, nullptr})};
+  Owned<GgufContext, &Api::gguf_free> gguf{
+      api.gguf_init_from_buffer(bytes.data(), bytes.size(), {true, nullptr})};
   return gguf.context != nullptr;
 }
 

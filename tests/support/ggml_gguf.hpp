@@ -46,7 +46,8 @@ class GgmlGguf {
   // order, gguf_add_tensor for each tensor (a ggml tensor of info's type and shape holding data),
   // gguf_write_to_file. InvalidArgument for arrays of arrays (ggml has no setter for them),
   // StateError when ggml fails.
-  void write(const std::filesystem::path& path, const gguf::Metadata& metadata, std::span<const Tensor> tensors) const;
+  void write(const std::filesystem::path& path, const gguf::Metadata& metadata,
+             std::span<const Tensor> tensors) const;
 
   // gguf_init_from_file with the tensor data loaded into a ggml context; nothing when ggml refuses
   // the file.

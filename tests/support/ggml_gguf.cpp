@@ -230,7 +230,8 @@ void set_array(GgufContext* ctx, const std::string& key, const Array& array) {
 }
 
 void set_metadata(GgufContext* ctx, const gguf::Metadata& metadata) {
-  for (const auto& [key, value] : metadata.entries()) {
+  for (const auto& entry : metadata.entries()) {
+    const std::string& key = entry.first;  // not a structured binding: clang 14 cannot capture one
     const char* k = key.c_str();
     std::visit(
         [&]<class T>(const T& v) {
@@ -261,7 +262,7 @@ void set_metadata(GgufContext* ctx, const gguf::Metadata& metadata) {
           else
             set_array(ctx, key, v);
         },
-        value.storage());
+        entry.second.storage());
   }
 }
 

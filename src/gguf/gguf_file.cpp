@@ -4,9 +4,7 @@
 #include <fmt/std.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <limits>
 
 #include "brick/core/error.hpp"
 #include "gguf/byte_cursor.hpp"
@@ -17,9 +15,6 @@ namespace brick::gguf {
 namespace {
 
 using detail::ByteCursor;
-
-constexpr std::string_view kAlignmentKey = "general.alignment";
-constexpr std::size_t kMaxTensorName = 63;  // GGML_MAX_NAME - 1: ggml keeps names in char[64]
 
 // The fewest bytes a key-value pair can take (a key of one byte, a type, a one-byte value) and a
 // tensor info (an empty name, no dimensions, a type and an offset): a count claiming more entries
@@ -131,9 +126,9 @@ void GgufFile::parse_contents() {
     in.set_subject(fmt::format("tensor #{}", i));
     TensorInfo tensor;
     tensor.name = in.read_string();
-    if (tensor.name.size() > kMaxTensorName) {
+    if (tensor.name.size() > kMaxNameBytes) {
       in.fail(start, fmt::format("the name is {} bytes, longer than ggml's {}", tensor.name.size(),
-                                 kMaxTensorName));
+                                 kMaxNameBytes));
     }
     in.set_subject(fmt::format("tensor '{}'", tensor.name));
     if (tensor_index_.contains(tensor.name)) in.fail(start, "the tensor name appears twice");

@@ -16,8 +16,6 @@
 namespace brick::gguf {
 namespace {
 
-constexpr std::string_view kAlignmentKey = "general.alignment";
-constexpr std::size_t kMaxTensorName = 63;  // GGML_MAX_NAME - 1
 constexpr std::uint32_t kVersion = 3;
 
 }  // namespace
@@ -48,8 +46,8 @@ const TensorInfo& GgufWriter::add_tensor(std::string name, quant::TensorType typ
     throw InvalidArgument(fmt::format("GgufWriter::add_tensor '{}': {}", name, problem));
   };
   if (name.empty()) reject("the name is empty");
-  if (name.size() > kMaxTensorName)
-    reject(fmt::format("the name is longer than ggml's {} bytes", kMaxTensorName));
+  if (name.size() > kMaxNameBytes)
+    reject(fmt::format("the name is longer than ggml's {} bytes", kMaxNameBytes));
   if (names_.contains(name)) reject("a tensor of that name was added already");
   const auto traits = quant::tensor_type_traits(static_cast<std::uint32_t>(type));
   if (!traits) reject(fmt::format("{} is not a ggml type", static_cast<std::uint32_t>(type)));

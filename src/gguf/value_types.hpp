@@ -1,9 +1,8 @@
 #pragma once
-// What the reader and the writer both need to know about each GGUF value type: the C++ type that
-// holds it (the alternative of Value::Storage with the type's id as its index) and the fewest bytes
-// one value takes in a file, which bounds how many values a count in a file can honestly claim.
+// What the reader needs to know about each GGUF value type: the C++ type that holds it (the
+// alternative of Value::Storage whose index is the type id) and the fewest bytes one value takes in
+// a file, which bounds how many values a count read from a file can honestly claim.
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -11,9 +10,6 @@
 #include "brick/gguf/value.hpp"
 
 namespace brick::gguf::detail {
-
-template <ValueType type>
-using ValueOf = std::variant_alternative_t<static_cast<std::size_t>(type), Value::Storage>;
 
 // Bytes of the smallest encoding of one value of this type: a string is at least its u64 length,
 // an array at least its u32 element type and u64 count.

@@ -225,25 +225,23 @@ TEST(GgufMalformed, TooManyDimensions) {
               names("tensor 'w'", kAfterHeader + 9, "5 dimensions, more than ggml's 4"));
 }
 
-TEST(GgufMalformed, DimensionOverInt64) {
-  GgufBytes b;
-  b.header(3, 1, 0).tensor_info("w", {std::uint64_t{1} << 63}, TensorType::I8, 0).pad(32);
-  EXPECT_THAT(parse_error(b.bytes()),
-              names("tensor 'w'", kAfterHeader + 9, "more elements than an int64 counts"));
-}
-
-TEST(GgufMalformed, ElementCountOverflows) {
-  GgufBytes b;
-  b.header(3, 1, 0).tensor_info("w", {1u << 31, 1u << 31, 4}, TensorType::I8, 0).pad(32);
-  EXPECT_THAT(parse_error(b.bytes()), names("tensor 'w'", kAfterHeader + 9,
-                                            "shape [2147483648, 2147483648, 4] has more elements"));
-}
-
-TEST(GgufMalformed, ByteCountOverflows) {
-  GgufBytes b;
-  b.header(3, 1, 0).tensor_info("w", {std::uint64_t{1} << 62}, TensorType::F64, 0).pad(32);
-  EXPECT_THAT(parse_error(b.bytes()),
-              names("tensor 'w'", kAfterHeader + 9, "more bytes than a u64 counts"));
+// Shapes whose element or byte count ggml's int64 / size_t arithmetic cannot hold; the message
+// points at the tensor's dimension count, where its shape starts.
+TEST(GgufMalformed, ShapesTooLargeToCount) {
+  const struct {
+    std::vector<std::uint64_t> ne;
+    TensorType type;
+    const char* problem;
+  } cases[] = {
+      {{std::uint64_t{1} << 63}, TensorType::I8, "shape [9223372036854775808] has more elements"},
+      {{1u << 31, 1u << 31, 4}, TensorType::I8, "shape [2147483648, 2147483648, 4] has more elements"},
+      {{std::uint64_t{1} << 62}, TensorType::F64, "more bytes than a u64 counts"},
+  };
+  for (const auto& c : cases) {
+    GgufBytes b;
+    b.header(3, 1, 0).tensor_info("w", c.ne, c.type, 0).pad(32);
+    EXPECT_THAT(parse_error(b.bytes()), names("tensor 'w'", kAfterHeader + 9, c.problem));
+  }
 }
 
 TEST(GgufMalformed, UnknownGgmlType) {

@@ -34,6 +34,7 @@
 namespace brick::gguf {
 
 inline constexpr std::uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
+inline constexpr std::string_view kAlignmentKey = "general.alignment";  // u32, a power of two
 inline constexpr std::size_t kDefaultAlignment = 32;   // GGUF_DEFAULT_ALIGNMENT
 inline constexpr std::size_t kMaxNesting = 8;          // arrays of arrays deeper than this are refused
 

@@ -1,14 +1,13 @@
 #include "gguf/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <string>
-
-#include <fmt/format.h>
-#include <fmt/std.h>
 
 #include "brick/core/error.hpp"
 #include "runtime/os_error.hpp"
@@ -33,16 +32,20 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
   static std::atomic<unsigned> counter{0};
   const std::filesystem::path folder = folder_of(target_);
   for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
-    temporary_ = folder / fmt::format(".{}.{}.{}.tmp", target_.filename().string(), getpid(), counter++);
+    temporary_ =
+        folder / fmt::format(".{}.{}.{}.tmp", target_.filename().string(), getpid(), counter++);
     // 0666 before the umask: the file gets the permissions any newly created file would.
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd_ >= 0) return;
     if (errno != EEXIST) throw_errno("cannot create a temporary file in", folder, errno);
   }
-  throw IoError(fmt::format("cannot create a temporary file in {}: {} names were taken", folder, kNameAttempts));
+  throw IoError(fmt::format("cannot create a temporary file in {}: {} names were taken", folder,
+                            kNameAttempts));
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+  discard();
+}
 
 void AtomicFile::discard() noexcept {
   if (fd_ < 0) return;
@@ -80,7 +83,8 @@ void AtomicFile::commit() {
   if (std::rename(temporary_.c_str(), target_.c_str()) != 0) {
     const int error = errno;
     ::unlink(temporary_.c_str());
-    throw IoError(fmt::format("cannot rename {} to {}: {}", temporary_, target_, brick::detail::errno_text(error)));
+    throw IoError(fmt::format("cannot rename {} to {}: {}", temporary_, target_,
+                              brick::detail::errno_text(error)));
   }
   // The rename is durable once the folder's entry is on disk; a folder that cannot be opened or
   // synced (some file systems refuse) leaves the new file in place all the same.

@@ -15,7 +15,8 @@ constexpr std::uint64_t kMaxStringBytes = std::uint64_t{1} << 30;
 
 std::span<const std::byte> ByteCursor::take(std::size_t count, std::string_view what) {
   if (count > remaining()) {
-    fail_here(fmt::format("{} of {} bytes does not fit: the file ends at byte {}", what, count, size()));
+    fail_here(
+        fmt::format("{} of {} bytes does not fit: the file ends at byte {}", what, count, size()));
   }
   const std::span<const std::byte> taken = bytes_.subspan(position_, count);
   position_ += count;
@@ -26,19 +27,22 @@ std::string_view ByteCursor::read_string() {
   const std::size_t start = position_;
   const auto length = read<std::uint64_t>();
   if (length > kMaxStringBytes) {
-    fail(start, fmt::format("string length {} is over the limit of {} bytes", length, kMaxStringBytes));
+    fail(start,
+         fmt::format("string length {} is over the limit of {} bytes", length, kMaxStringBytes));
   }
   if (length > remaining()) {
-    fail(start, fmt::format("string of {} bytes does not fit: the file ends at byte {}", length, size()));
+    fail(start,
+         fmt::format("string of {} bytes does not fit: the file ends at byte {}", length, size()));
   }
   const std::span<const std::byte> text = take(static_cast<std::size_t>(length), "a string");
   return {reinterpret_cast<const char*>(text.data()), text.size()};
 }
 
-void ByteCursor::require_room(std::uint64_t count, std::size_t min_bytes, std::string_view what) const {
+void ByteCursor::require_room(std::uint64_t count, std::size_t min_bytes,
+                              std::string_view what) const {
   if (count > remaining() / min_bytes) {
-    fail_here(fmt::format("{} {} need at least {} bytes each, but only {} bytes remain", count, what,
-                          min_bytes, remaining()));
+    fail_here(fmt::format("{} {} need at least {} bytes each, but only {} bytes remain", count,
+                          what, min_bytes, remaining()));
   }
 }
 

@@ -14,7 +14,8 @@
 namespace brick::gguf::detail {
 
 // GGUF stores numbers little-endian; Brick reads them on x86-64 with plain copies.
-static_assert(std::endian::native == std::endian::little, "the GGUF reader assumes a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "the GGUF reader assumes a little-endian host");
 
 class ByteCursor {
  public:
@@ -29,8 +30,7 @@ class ByteCursor {
   void set_subject(std::string subject) { subject_ = std::move(subject); }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  T read() {
+  requires std::is_arithmetic_v<T> T read() {
     T value;
     std::memcpy(&value, take(sizeof(T), "a number").data(), sizeof(T));
     return value;
@@ -38,9 +38,10 @@ class ByteCursor {
 
   // `count` values of T into `out`, after checking the bytes are there.
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   void read_into(std::span<T> out) {
-    if (!out.empty()) std::memcpy(out.data(), take(out.size_bytes(), "an array").data(), out.size_bytes());
+    if (!out.empty())
+      std::memcpy(out.data(), take(out.size_bytes(), "an array").data(), out.size_bytes());
   }
 
   // A GGUF string: u64 length, then that many bytes (no terminator).

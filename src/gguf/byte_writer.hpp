@@ -17,10 +17,8 @@ class ByteWriter {
   std::vector<std::byte>& bytes() noexcept { return bytes_; }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  void number(T value) {
-    raw(&value, sizeof value);
-  }
+  requires std::is_arithmetic_v<T>
+  void number(T value) { raw(&value, sizeof value); }
   void raw(const void* data, std::size_t size);
   void string(std::string_view text);
   // The value's type id, then the value (arrays: element type, count, elements).

@@ -4,9 +4,7 @@
 #include <fmt/std.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <limits>
 
 #include "brick/core/error.hpp"
 #include "gguf/byte_cursor.hpp"
@@ -17,9 +15,6 @@ namespace brick::gguf {
 namespace {
 
 using detail::ByteCursor;
-
-constexpr std::string_view kAlignmentKey = "general.alignment";
-constexpr std::size_t kMaxTensorName = 63;  // GGML_MAX_NAME - 1: ggml keeps names in char[64]
 
 // The fewest bytes a key-value pair can take (a key of one byte, a type, a one-byte value) and a
 // tensor info (an empty name, no dimensions, a type and an offset): a count claiming more entries
@@ -40,10 +35,11 @@ void read_magic_and_version(ByteCursor& in, std::uint32_t& version) {
   version = in.read<std::uint32_t>();
   if (version == 2 || version == 3) return;
   if (version == 1) in.fail(4, "GGUF version 1 is not supported (only 2 and 3 are)");
-  if ((version & 0xFFFF) == 0) {
-    in.fail(4, fmt::format("version 0x{:08x} reads as a byte-swapped small number: a big-endian GGUF "
-                           "file, which is not supported",
-                           version));
+  if (version != 0 && (version & 0xFFFF) == 0) {
+    in.fail(4,
+            fmt::format("version 0x{:08x} reads as a byte-swapped small number: a big-endian GGUF "
+                        "file, which is not supported",
+                        version));
   }
   in.fail(4, fmt::format("GGUF version {} is not supported (only 2 and 3 are)", version));
 }
@@ -54,7 +50,8 @@ std::size_t read_alignment(ByteCursor& in, const Metadata& metadata, std::size_t
   if (value == nullptr) return kDefaultAlignment;
   in.set_subject(fmt::format("key '{}'", kAlignmentKey));
   const auto* alignment = value->get_if<std::uint32_t>();
-  if (alignment == nullptr) in.fail(key_offset, fmt::format("must be a u32, is {}", name(value->type())));
+  if (alignment == nullptr)
+    in.fail(key_offset, fmt::format("must be a u32, is {}", name(value->type())));
   if (!detail::is_power_of_two(*alignment)) {
     in.fail(key_offset, fmt::format("alignment {} is not a power of two", *alignment));
   }
@@ -129,8 +126,9 @@ void GgufFile::parse_contents() {
     in.set_subject(fmt::format("tensor #{}", i));
     TensorInfo tensor;
     tensor.name = in.read_string();
-    if (tensor.name.size() > kMaxTensorName) {
-      in.fail(start, fmt::format("the name is {} bytes, longer than ggml's {}", tensor.name.size(), kMaxTensorName));
+    if (tensor.name.size() > kMaxNameBytes) {
+      in.fail(start, fmt::format("the name is {} bytes, longer than ggml's {}", tensor.name.size(),
+                                 kMaxNameBytes));
     }
     in.set_subject(fmt::format("tensor '{}'", tensor.name));
     if (tensor_index_.contains(tensor.name)) in.fail(start, "the tensor name appears twice");
@@ -138,11 +136,13 @@ void GgufFile::parse_contents() {
     const std::size_t dims_offset = in.position();
     tensor.n_dims = in.read<std::uint32_t>();
     if (tensor.n_dims > kMaxDims) {
-      in.fail(dims_offset, fmt::format("{} dimensions, more than ggml's {}", tensor.n_dims, kMaxDims));
+      in.fail(dims_offset,
+              fmt::format("{} dimensions, more than ggml's {}", tensor.n_dims, kMaxDims));
     }
     in.read_into(std::span<std::uint64_t>(tensor.ne.data(), tensor.n_dims));
     if (!detail::shape_fits_int64(tensor.ne)) {
-      in.fail(dims_offset, fmt::format("shape {} has more elements than an int64 counts", shape_text(tensor)));
+      in.fail(dims_offset,
+              fmt::format("shape {} has more elements than an int64 counts", shape_text(tensor)));
     }
 
     const std::size_t type_offset = in.position();
@@ -151,12 +151,13 @@ void GgufFile::parse_contents() {
     if (!traits) in.fail(type_offset, fmt::format("unknown ggml type {}", type_id));
     tensor.type = traits->type;
     if (tensor.ne[0] % traits->block_values != 0) {
-      in.fail(dims_offset, fmt::format("ne[0] = {} is not a whole number of {}-value {} blocks", tensor.ne[0],
-                                       traits->block_values, traits->name));
+      in.fail(dims_offset, fmt::format("ne[0] = {} is not a whole number of {}-value {} blocks",
+                                       tensor.ne[0], traits->block_values, traits->name));
     }
     const std::optional<std::uint64_t> bytes = detail::tensor_bytes(tensor.type, tensor.ne);
-    if (!bytes) in.fail(dims_offset, fmt::format("a {} tensor of shape {} has more bytes than a u64 counts",
-                                                 traits->name, shape_text(tensor)));
+    if (!bytes)
+      in.fail(dims_offset, fmt::format("a {} tensor of shape {} has more bytes than a u64 counts",
+                                       traits->name, shape_text(tensor)));
     tensor.bytes = *bytes;
 
     offset_fields.push_back(in.position());
@@ -174,9 +175,10 @@ void GgufFile::parse_contents() {
     return;
   }
   if (!data_offset || *data_offset > bytes_.size()) {
-    in.fail(in.position(), fmt::format("the data section, aligned to {} bytes, would start past the end of "
-                                       "the file ({} bytes)",
-                                       alignment_, bytes_.size()));
+    in.fail(in.position(),
+            fmt::format("the data section, aligned to {} bytes, would start past the end of "
+                        "the file ({} bytes)",
+                        alignment_, bytes_.size()));
   }
   data_offset_ = static_cast<std::size_t>(*data_offset);
 
@@ -189,20 +191,24 @@ void GgufFile::parse_contents() {
     in.set_subject(fmt::format("tensor '{}'", tensor.name));
     const std::size_t field = offset_fields[i];
     if (tensor.offset % alignment_ != 0) {
-      in.fail(field, fmt::format("data offset {} is not a multiple of the alignment {}", tensor.offset, alignment_));
+      in.fail(field, fmt::format("data offset {} is not a multiple of the alignment {}",
+                                 tensor.offset, alignment_));
     }
     if (tensor.offset < expected) {
-      in.fail(field, fmt::format("data at offset {} overlaps tensor '{}', which ends at {}", tensor.offset,
-                                 tensors_[i - 1].name, expected));
+      in.fail(field, fmt::format("data at offset {} overlaps tensor '{}', which ends at {}",
+                                 tensor.offset, tensors_[i - 1].name, expected));
     }
     if (tensor.offset > expected) {
-      in.fail(field, fmt::format("data offset {} leaves a gap after the tensor before: ggml expects {}",
-                                 tensor.offset, expected));
+      in.fail(field,
+              fmt::format("data offset {} leaves a gap after the tensor before: ggml expects {}",
+                          tensor.offset, expected));
     }
     if (tensor.offset > data_bytes || tensor.bytes > data_bytes - tensor.offset) {
-      in.fail(field, fmt::format("data of {} bytes at offset {} (byte {} of the file) runs past the end of the "
-                                 "file ({} bytes)",
-                                 tensor.bytes, tensor.offset, data_offset_ + tensor.offset, bytes_.size()));
+      in.fail(field,
+              fmt::format(
+                  "data of {} bytes at offset {} (byte {} of the file) runs past the end of the "
+                  "file ({} bytes)",
+                  tensor.bytes, tensor.offset, data_offset_ + tensor.offset, bytes_.size()));
     }
     // Inside the file, so neither sum can overflow.
     expected = detail::align_up(tensor.offset + tensor.bytes, alignment_).value();

@@ -47,7 +47,8 @@ void Metadata::throw_wrong_type(std::string_view key, const Value& value, ValueT
                                 value.to_string(4), name(wanted)));
 }
 
-void Metadata::throw_wrong_element_type(std::string_view key, const Array& array, ValueType wanted) {
+void Metadata::throw_wrong_element_type(std::string_view key, const Array& array,
+                                        ValueType wanted) {
   throw FormatError(fmt::format("GGUF key '{}' holds an array of {}, not of {}", key,
                                 name(array.element_type()), name(wanted)));
 }

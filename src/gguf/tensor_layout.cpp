@@ -45,6 +45,8 @@ std::uint32_t ggml_n_dims(std::span<const std::uint64_t, kMaxDims> ne) noexcept 
   return dims;
 }
 
-std::string shape_text(std::span<const std::uint64_t> ne) { return fmt::format("[{}]", fmt::join(ne, ", ")); }
+std::string shape_text(std::span<const std::uint64_t> ne) {
+  return fmt::format("[{}]", fmt::join(ne, ", "));
+}
 
 }  // namespace brick::gguf::detail

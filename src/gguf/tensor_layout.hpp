@@ -24,7 +24,8 @@ bool shape_fits_int64(std::span<const std::uint64_t, kMaxDims> ne) noexcept;
 
 // ggml_nbytes of a tensor whose ne[0] is a whole number of `type`'s blocks and whose shape fits
 // (see above): rows of ne[0] values; nothing when the byte count overflows.
-std::optional<std::uint64_t> tensor_bytes(quant::TensorType type, std::span<const std::uint64_t, kMaxDims> ne) noexcept;
+std::optional<std::uint64_t> tensor_bytes(quant::TensorType type,
+                                          std::span<const std::uint64_t, kMaxDims> ne) noexcept;
 
 // The number of dimensions ggml writes for a shape: the trailing dimensions of 1 are left out,
 // but at least one is kept (ggml_n_dims).

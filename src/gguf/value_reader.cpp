@@ -45,9 +45,11 @@ Array read_array(ByteCursor& in, std::size_t depth) {
   const ValueType element_type = read_value_type(in);
   const auto count = in.read<std::uint64_t>();
   if (count > kMaxArrayElements) {
-    in.fail(start, fmt::format("array of {} elements is over the limit of {}", count, kMaxArrayElements));
+    in.fail(start,
+            fmt::format("array of {} elements is over the limit of {}", count, kMaxArrayElements));
   }
-  in.require_room(count, min_encoded_bytes(element_type), fmt::format("{} elements", name(element_type)));
+  in.require_room(count, min_encoded_bytes(element_type),
+                  fmt::format("{} elements", name(element_type)));
   return with_value_type(element_type, [&]<class T>(std::type_identity<T>) {
     std::vector<T> values;
     if constexpr (std::is_arithmetic_v<T>) {
@@ -71,7 +73,8 @@ ValueType read_value_type(ByteCursor& in) {
 }
 
 Value read_value(ByteCursor& in, ValueType type) {
-  return with_value_type(type, [&]<class T>(std::type_identity<T>) { return Value(read_one<T>(in, 0)); });
+  return with_value_type(type,
+                         [&]<class T>(std::type_identity<T>) { return Value(read_one<T>(in, 0)); });
 }
 
 }  // namespace brick::gguf::detail

@@ -1,9 +1,8 @@
 #pragma once
-// What the reader and the writer both need to know about each GGUF value type: the C++ type that
-// holds it (the alternative of Value::Storage with the type's id as its index) and the fewest bytes
-// one value takes in a file, which bounds how many values a count in a file can honestly claim.
+// What the reader needs to know about each GGUF value type: the C++ type that holds it (the
+// alternative of Value::Storage whose index is the type id) and the fewest bytes one value takes in
+// a file, which bounds how many values a count read from a file can honestly claim.
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -11,9 +10,6 @@
 #include "brick/gguf/value.hpp"
 
 namespace brick::gguf::detail {
-
-template <ValueType type>
-using ValueOf = std::variant_alternative_t<static_cast<std::size_t>(type), Value::Storage>;
 
 // Bytes of the smallest encoding of one value of this type: a string is at least its u64 length,
 // an array at least its u32 element type and u64 count.
@@ -50,10 +46,12 @@ decltype(auto) call_with_alternative(F& f) {
 // f must return the same type for every T.
 template <class F>
 decltype(auto) with_value_type(ValueType type, F&& f) {
-  return [&]<std::size_t... index>(std::index_sequence<index...>) -> decltype(auto) {
-    constexpr decltype(&call_with_alternative<F, 0>) kCalls[] = {&call_with_alternative<F, index>...};
+  return [&]<std::size_t... index>(std::index_sequence<index...>)->decltype(auto) {
+    constexpr decltype(&call_with_alternative<F, 0>) kCalls[] = {
+        &call_with_alternative<F, index>...};
     return kCalls[static_cast<std::size_t>(type)](f);
-  }(std::make_index_sequence<kValueTypeCount>{});
+  }
+  (std::make_index_sequence<kValueTypeCount>{});
 }
 
 }  // namespace brick::gguf::detail

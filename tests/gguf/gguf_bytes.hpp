@@ -23,8 +23,7 @@ class GgufBytes {
   std::vector<std::byte>& mutable_bytes() noexcept { return bytes_; }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  GgufBytes& number(T value) {
+  requires std::is_arithmetic_v<T> GgufBytes& number(T value) {
     const auto* first = reinterpret_cast<const std::byte*>(&value);
     bytes_.insert(bytes_.end(), first, first + sizeof value);
     return *this;
@@ -50,14 +49,14 @@ class GgufBytes {
     return string(key).type(ValueType::String).string(value);
   }
   // A tensor info: name, n_dims, ne[], ggml type, offset.
-  GgufBytes& tensor_info(std::string_view name, std::span<const std::uint64_t> ne, quant::TensorType type,
-                         std::uint64_t offset) {
+  GgufBytes& tensor_info(std::string_view name, std::span<const std::uint64_t> ne,
+                         quant::TensorType type, std::uint64_t offset) {
     string(name).number(static_cast<std::uint32_t>(ne.size()));
     for (const std::uint64_t n : ne) number(n);
     return number(static_cast<std::uint32_t>(type)).number(offset);
   }
-  GgufBytes& tensor_info(std::string_view name, std::initializer_list<std::uint64_t> ne, quant::TensorType type,
-                         std::uint64_t offset) {
+  GgufBytes& tensor_info(std::string_view name, std::initializer_list<std::uint64_t> ne,
+                         quant::TensorType type, std::uint64_t offset) {
     return tensor_info(name, std::span<const std::uint64_t>(ne.begin(), ne.size()), type, offset);
   }
   GgufBytes& pad(std::size_t alignment) {
@@ -71,8 +70,7 @@ class GgufBytes {
 
   // Overwrites bytes at `offset` with the value's (for breaking a valid file in one place).
   template <class T>
-    requires std::is_arithmetic_v<T>
-  GgufBytes& patch(std::size_t offset, T value) {
+  requires std::is_arithmetic_v<T> GgufBytes& patch(std::size_t offset, T value) {
     std::memcpy(bytes_.data() + offset, &value, sizeof value);
     return *this;
   }

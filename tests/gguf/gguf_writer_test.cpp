@@ -12,6 +12,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/gguf/gguf_file.hpp"
+#include "gguf/error_message.hpp"
 #include "gguf/gguf_bytes.hpp"
 #include "gguf/sample_metadata.hpp"
 #include "gguf/temp_folder.hpp"
@@ -19,19 +20,13 @@
 namespace brick::gguf {
 namespace {
 
+using quant::TensorType;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using quant::TensorType;
 
 template <class F>
 std::string invalid_argument_of(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InvalidArgument";
-  return {};
+  return test::message_of<InvalidArgument>(f);
 }
 
 // The bytes written for a small file, checked against the format byte by byte: what ggml's
@@ -74,8 +69,9 @@ TEST(GgufWriter, WritesTheSameBytesToAFileAsToMemory) {
   writer.add_tensor("x", TensorType::Q6_K, {256, 2});
   writer.add_tensor("y", TensorType::BF16, {5});
   std::vector<std::pair<std::uint64_t, std::uint64_t>> progress;
-  writer.write(folder / "m.gguf", test::fill_pattern,
-               [&](std::uint64_t done, std::uint64_t total) { progress.emplace_back(done, total); });
+  writer.write(folder / "m.gguf", test::fill_pattern, [&](std::uint64_t done, std::uint64_t total) {
+    progress.emplace_back(done, total);
+  });
   const std::vector<std::byte> bytes = writer.to_bytes(test::fill_pattern);
   EXPECT_EQ(test::read_file(folder / "m.gguf"), bytes);
   ASSERT_EQ(progress.size(), 2u);
@@ -97,34 +93,48 @@ TEST(GgufWriter, RefusesBadTensors) {
   GgufWriter writer;
   writer.add_tensor("taken", TensorType::F32, {4});
   const std::uint64_t big = std::uint64_t{1} << 40;
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("", TensorType::F32, {4}); }), HasSubstr("empty"));
+  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("", TensorType::F32, {4}); }),
+              HasSubstr("empty"));
   EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("taken", TensorType::F32, {4}); }),
               HasSubstr("'taken': a tensor of that name was added already"));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor(std::string(64, 'n'), TensorType::F32, {4}); }),
-              HasSubstr("longer than ggml's 63 bytes"));
+  EXPECT_THAT(
+      invalid_argument_of([&] { writer.add_tensor(std::string(64, 'n'), TensorType::F32, {4}); }),
+      HasSubstr("longer than ggml's 63 bytes"));
   EXPECT_NO_THROW(writer.add_tensor(std::string(63, 'n'), TensorType::F32, {4}));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::F32, std::span<const std::uint64_t>{}); }),
+  EXPECT_THAT(invalid_argument_of([&] {
+                writer.add_tensor("w", TensorType::F32, std::span<const std::uint64_t>{});
+              }),
               HasSubstr("0 dimensions"));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::F32, {1, 1, 1, 1, 1}); }),
+  EXPECT_THAT(invalid_argument_of([&] {
+                writer.add_tensor("w", TensorType::F32, {1, 1, 1, 1, 1});
+              }),
               HasSubstr("5 dimensions"));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::F32, {4, 0}); }),
+  EXPECT_THAT(invalid_argument_of([&] {
+                writer.add_tensor("w", TensorType::F32, {4, 0});
+              }),
               HasSubstr("shape [4, 0] has a dimension of 0"));
   EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::Q4_K, {128}); }),
               HasSubstr("ne[0] = 128 is not a whole number of 256-value q4_K blocks"));
   EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", static_cast<TensorType>(4), {4}); }),
               HasSubstr("4 is not a ggml type"));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::I8, {big, big}); }),
+  EXPECT_THAT(invalid_argument_of([&] {
+                writer.add_tensor("w", TensorType::I8, {big, big});
+              }),
               HasSubstr("more elements than an int64 counts"));
-  EXPECT_THAT(invalid_argument_of([&] { writer.add_tensor("w", TensorType::F64, {big, std::uint64_t{1} << 22}); }),
+  EXPECT_THAT(invalid_argument_of([&] {
+                writer.add_tensor("w", TensorType::F64, {big, std::uint64_t{1} << 22});
+              }),
               HasSubstr("too large"));
   EXPECT_EQ(writer.tensors().size(), 2u);  // nothing refused was added
 }
 
 TEST(GgufWriter, RefusesABadAlignment) {
-  for (const Value& alignment : {Value(0u), Value(48u), Value(std::int32_t{32}), Value(std::uint64_t{32})}) {
+  for (const Value& alignment :
+       {Value(0u), Value(48u), Value(std::int32_t{32}), Value(std::uint64_t{32})}) {
     Metadata m;
     m.set("general.alignment", alignment);
-    EXPECT_THAT(invalid_argument_of([&] { GgufWriter{m}; }), HasSubstr("general.alignment must be a u32 power of two"))
+    EXPECT_THAT(invalid_argument_of([&] { GgufWriter{m}; }),
+                HasSubstr("general.alignment must be a u32 power of two"))
         << alignment.to_string();
   }
   GgufWriter writer;
@@ -141,7 +151,8 @@ TEST(GgufWriter, AlignmentCanChangeOnlyBeforeTheFirstTensor) {
   writer.add_tensor("a", TensorType::F32, {1});
   EXPECT_EQ(writer.add_tensor("b", TensorType::F32, {1}).offset, 64u);
   writer.metadata().set("general.alignment", 128u);
-  EXPECT_THAT(invalid_argument_of([&] { writer.file_size(); }), HasSubstr("changed from 64 to 128"));
+  EXPECT_THAT(invalid_argument_of([&] { writer.file_size(); }),
+              HasSubstr("changed from 64 to 128"));
   EXPECT_THROW(writer.to_bytes(test::fill_pattern), InvalidArgument);
   EXPECT_THROW(writer.add_tensor("c", TensorType::F32, {1}), InvalidArgument);
   EXPECT_THROW(writer.write(folder / "m.gguf", test::fill_pattern), InvalidArgument);
@@ -178,7 +189,8 @@ TEST(GgufWriter, AFailedWriteKeepsTheOldFile) {
   test::write_file(path, old);
   GgufWriter writer;
   writer.add_tensor("a", TensorType::F32, {4});
-  EXPECT_THROW(writer.write(path, [](std::size_t, std::span<std::byte>) { throw std::runtime_error("stop"); }),
+  EXPECT_THROW(writer.write(path, [](std::size_t,
+                                     std::span<std::byte>) { throw std::runtime_error("stop"); }),
                std::runtime_error);
   EXPECT_EQ(test::read_file(path), old);
   EXPECT_THAT(folder.entries(), ElementsAre("m.gguf"));
@@ -188,13 +200,10 @@ TEST(GgufWriter, AFailedWriteKeepsTheOldFile) {
 
 TEST(GgufWriter, AFolderThatCannotBeWrittenIsAnIoErrorWithTheErrnoText) {
   const test::TempFolder folder;
-  try {
-    GgufWriter().write(folder / "missing" / "m.gguf", {});
-    FAIL() << "no IoError";
-  } catch (const IoError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("missing"));
-    EXPECT_THAT(e.what(), HasSubstr("No such file or directory"));
-  }
+  const std::string message =
+      test::message_of<IoError>([&] { GgufWriter().write(folder / "missing" / "m.gguf", {}); });
+  EXPECT_THAT(message, HasSubstr("missing"));
+  EXPECT_THAT(message, HasSubstr("No such file or directory"));
   test::write_file(folder / "file", {});
   EXPECT_THROW(GgufWriter().write(folder / "file" / "m.gguf", {}), IoError);
 }
@@ -202,13 +211,10 @@ TEST(GgufWriter, AFolderThatCannotBeWrittenIsAnIoErrorWithTheErrnoText) {
 TEST(GgufWriter, ATargetThatCannotBeReplacedIsAnIoErrorAndLeavesNoTemporary) {
   const test::TempFolder folder;
   std::filesystem::create_directories(folder / "m.gguf" / "inside");
-  try {
-    GgufWriter().write(folder / "m.gguf", {});
-    FAIL() << "no IoError";
-  } catch (const IoError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot rename"));
-    EXPECT_THAT(e.what(), HasSubstr("m.gguf"));
-  }
+  const std::string message =
+      test::message_of<IoError>([&] { GgufWriter().write(folder / "m.gguf", {}); });
+  EXPECT_THAT(message, HasSubstr("cannot rename"));
+  EXPECT_THAT(message, HasSubstr("m.gguf"));
   EXPECT_THAT(folder.entries(), ElementsAre("m.gguf"));
   EXPECT_TRUE(std::filesystem::is_directory(folder / "m.gguf" / "inside"));
 }

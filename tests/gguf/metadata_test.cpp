@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "gguf/error_message.hpp"
 
 namespace brick::gguf {
 namespace {
@@ -22,13 +23,7 @@ std::vector<std::string> keys(const Metadata& m) {
 
 template <class F>
 std::string format_error_of(F&& f) {
-  try {
-    f();
-  } catch (const FormatError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no FormatError";
-  return {};
+  return test::message_of<FormatError>(f);
 }
 
 TEST(Metadata, KeepsInsertionOrderAndReplacesInPlace) {
@@ -55,7 +50,9 @@ TEST(Metadata, EraseKeepsTheOrderAndTheLookupsOfTheOthers) {
   EXPECT_EQ(keys(m).back(), "k1");
 }
 
-TEST(Metadata, RejectsAnEmptyKey) { EXPECT_THROW(Metadata().set("", 1u), InvalidArgument); }
+TEST(Metadata, RejectsAnEmptyKey) {
+  EXPECT_THROW(Metadata().set("", 1u), InvalidArgument);
+}
 
 TEST(Metadata, TypedLookups) {
   Metadata m;
@@ -81,11 +78,15 @@ TEST(Metadata, WrongTypeNamesTheKeyTheTypeHeldAndTheTypeAskedFor) {
   m.set("llama.block_count", std::int32_t{32});
   m.set("tokenizer.ggml.scores", Array{std::vector<double>{0.5}});
   EXPECT_THAT(format_error_of([&] { m.get<std::uint32_t>("llama.block_count"); }),
-              AllOf(HasSubstr("'llama.block_count'"), HasSubstr("i32"), HasSubstr("32"), HasSubstr("not u32")));
-  EXPECT_THAT(format_error_of([&] { m.find<std::string>("llama.block_count"); }), HasSubstr("not str"));
+              AllOf(HasSubstr("'llama.block_count'"), HasSubstr("i32"), HasSubstr("32"),
+                    HasSubstr("not u32")));
+  EXPECT_THAT(format_error_of([&] { m.find<std::string>("llama.block_count"); }),
+              HasSubstr("not str"));
   EXPECT_THAT(format_error_of([&] { m.get_array<float>("tokenizer.ggml.scores"); }),
-              AllOf(HasSubstr("'tokenizer.ggml.scores'"), HasSubstr("array of f64"), HasSubstr("not of f32")));
-  EXPECT_THAT(format_error_of([&] { m.get_array<float>("llama.block_count"); }), HasSubstr("not arr"));
+              AllOf(HasSubstr("'tokenizer.ggml.scores'"), HasSubstr("array of f64"),
+                    HasSubstr("not of f32")));
+  EXPECT_THAT(format_error_of([&] { m.get_array<float>("llama.block_count"); }),
+              HasSubstr("not arr"));
 }
 
 TEST(Metadata, MissingKeyNamesTheKey) {

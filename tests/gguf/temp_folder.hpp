@@ -31,7 +31,8 @@ class TempFolder {
   // The names of the files in the folder (to see that no temporary was left behind).
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_)) names.push_back(entry.path().filename());
+    for (const auto& entry : std::filesystem::directory_iterator(path_))
+      names.push_back(entry.path().filename());
     return names;
   }
 
@@ -41,14 +42,16 @@ class TempFolder {
 
 inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  const std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<char> chars{std::istreambuf_iterator<char>(in),
+                                std::istreambuf_iterator<char>()};
   const auto* first = reinterpret_cast<const std::byte*>(chars.data());
   return {first, first + chars.size()};
 }
 
 inline void write_file(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace brick::gguf::test

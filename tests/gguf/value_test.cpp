@@ -27,7 +27,7 @@ TEST(Value, TypeIsTheGgufTypeId) {
 }
 
 TEST(Value, NamesAreGgmlsSpelling) {
-  const std::vector<std::string_view> expected = {"u8",  "i8",  "u16", "i16", "u32", "i32", "f32",
+  const std::vector<std::string_view> expected = {"u8",   "i8",  "u16", "i16", "u32", "i32", "f32",
                                                   "bool", "str", "arr", "u64", "i64", "f64"};
   for (std::uint32_t id = 0; id < kValueTypeCount; ++id) {
     EXPECT_EQ(name(static_cast<ValueType>(id)), expected[id]) << id;
@@ -40,7 +40,8 @@ TEST(Array, SizeAndElementTypeOfEveryKind) {
   EXPECT_EQ(Array{std::vector<std::string>{"a"}}.element_type(), ValueType::String);
   EXPECT_EQ(Array{std::vector<Bool>{}}.size(), 0u);
   EXPECT_EQ(Array{std::vector<Bool>{}}.element_type(), ValueType::Bool);
-  const Array nested{std::vector<Array>{Array{std::vector<double>{1, 2}}, Array{std::vector<std::int8_t>{}}}};
+  const Array nested{
+      std::vector<Array>{Array{std::vector<double>{1, 2}}, Array{std::vector<std::int8_t>{}}}};
   EXPECT_EQ(nested.size(), 2u);
   EXPECT_EQ(nested.element_type(), ValueType::Array);
 }
@@ -66,10 +67,12 @@ TEST(Value, ToStringQuotesAndEscapesStrings) {
 
 TEST(Value, ToStringShowsArraysWithTypeLengthAndFirstElements) {
   EXPECT_EQ(Value(Array{std::vector<std::uint32_t>{1, 2, 3}}).to_string(), "u32[3]{1, 2, 3}");
-  EXPECT_EQ(Value(Array{std::vector<std::string>{"a", "b", "c"}}).to_string(2), "str[3]{\"a\", \"b\", ...}");
+  EXPECT_EQ(Value(Array{std::vector<std::string>{"a", "b", "c"}}).to_string(2),
+            "str[3]{\"a\", \"b\", ...}");
   EXPECT_EQ(Value(Array{std::vector<float>{}}).to_string(), "f32[0]{}");
   EXPECT_EQ(Value(Array{std::vector<Bool>{{true}}}).to_string(0), "bool[1]{...}");
-  const Array nested{std::vector<Array>{Array{std::vector<std::int16_t>{-1}}, Array{std::vector<Array>{}}}};
+  const Array nested{
+      std::vector<Array>{Array{std::vector<std::int16_t>{-1}}, Array{std::vector<Array>{}}}};
   EXPECT_EQ(Value(nested).to_string(), "arr[2]{i16[1]{-1}, arr[0]{}}");
 }
 
@@ -77,7 +80,8 @@ TEST(Value, ComparesByTypeAndValue) {
   EXPECT_EQ(Value(1u), Value(1u));
   EXPECT_NE(Value(1u), Value(1));  // same number, other type
   EXPECT_NE(Value(Array{std::vector<std::uint8_t>{}}), Value(Array{std::vector<std::int8_t>{}}));
-  EXPECT_EQ(Value(Array{std::vector<std::string>{"x"}}), Value(Array{std::vector<std::string>{"x"}}));
+  EXPECT_EQ(Value(Array{std::vector<std::string>{"x"}}),
+            Value(Array{std::vector<std::string>{"x"}}));
 }
 
 }  // namespace

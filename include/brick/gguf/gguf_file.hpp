@@ -6,6 +6,14 @@
 // nothing a file contains can make the reader crash, read outside the bytes or allocate more than
 // a small multiple of the file's size.
 //
+// The rules are ggml's (gguf.cpp), so that a file Brick reads is one llama.cpp loads: version 2 or
+// 3, non-empty unique keys, general.alignment a u32 power of two, unique tensor names of at most 63
+// bytes, at most 4 dimensions whose element count fits an int64, a defined ggml type whose blocks
+// tile ne[0], and tensors packed in file order, each at the first multiple of the alignment after
+// the one before. Brick also refuses what ggml lets through: a bool byte other than 0 or 1 and
+// tensor data past the end of the file. It reads one thing ggml does not: arrays of arrays, which
+// the GGUF format defines (up to kMaxNesting deep).
+//
 // Metadata and tensor infos are parsed into memory; tensor data stays where it is (a view into the
 // mapping, or into the caller's bytes for parse()).
 #include <cstddef>
@@ -26,6 +34,7 @@
 namespace brick::gguf {
 
 inline constexpr std::uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
+inline constexpr std::string_view kAlignmentKey = "general.alignment";  // u32, a power of two
 inline constexpr std::size_t kDefaultAlignment = 32;   // GGUF_DEFAULT_ALIGNMENT
 inline constexpr std::size_t kMaxNesting = 8;          // arrays of arrays deeper than this are refused
 

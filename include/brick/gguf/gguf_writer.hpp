@@ -45,6 +45,8 @@ class GgufWriter {
 
   Metadata& metadata() noexcept { return metadata_; }
   const Metadata& metadata() const noexcept { return metadata_; }
+  // general.alignment, or 32 without it; InvalidArgument when it is not a u32 power of two or
+  // is no longer the alignment the tensors were laid out with.
   std::size_t alignment() const;
 
   // Adds a tensor of shape `ne` (ggml order, 1 to 4 dimensions) and returns its info (offset and

@@ -11,6 +11,7 @@
 namespace brick::gguf {
 
 inline constexpr std::size_t kMaxDims = 4;  // GGML_MAX_DIMS
+inline constexpr std::size_t kMaxNameBytes = 63;  // GGML_MAX_NAME - 1: ggml keeps names in char[64]
 
 struct TensorInfo {
   std::string name;

@@ -9,7 +9,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/gguf/gguf_file.hpp"
-#include "gguf/atomic_file.hpp"
+#include "brick/runtime/atomic_file.hpp"
 #include "gguf/byte_writer.hpp"
 #include "gguf/tensor_layout.hpp"
 
@@ -121,7 +121,7 @@ std::vector<std::byte> GgufWriter::to_bytes(const TensorFiller& fill) const {
 void GgufWriter::write(const std::filesystem::path& path, const TensorFiller& fill,
                        const Progress& progress) const {
   const std::vector<std::byte> header = this->header();
-  detail::AtomicFile file(path);
+  AtomicFile file(path);
   file.write(header);
   const std::uint64_t total = header.size() + data_bytes_;
   std::uint64_t done = header.size();

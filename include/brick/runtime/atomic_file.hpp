@@ -2,7 +2,8 @@
 // A file written whole or not at all. The bytes go to a new temporary file beside the target
 // (created with O_CREAT | O_EXCL | O_NOFOLLOW under a random name, so nothing already there, a
 // symlink included, is ever opened), and commit() flushes them to disk and renames the temporary
-// over the target. Until then an existing target is untouched; an AtomicFile destroyed without a
+// over the target. Every file Brick writes goes through it (models, profiles, traces, the KV
+// cache). Until then an existing target is untouched; an AtomicFile destroyed without a
 // commit (an error, an exception, an interrupted writer) removes its temporary.
 #include <cstddef>
 #include <filesystem>
@@ -26,7 +27,8 @@ class AtomicFile {
   void write(std::span<const std::byte> bytes);
   void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
 
-  // fsync, then rename over the target; IoError when either fails (the temporary is removed).
+  // fsync, rename over the target, fsync the folder; IoError when the flush or the rename fails
+  // (the temporary is removed).
   void commit();
 
  private:

@@ -126,26 +126,25 @@ void require(bool ok, const std::string& message) {
 }  // namespace
 
 SyntheticModelSpec SyntheticModelSpec::preset(std::string_view name) {
-  SyntheticModelSpec s;
-  if (name == "tiny") return s;
-  if (name == "small") {
-    s.n_layer = 16;
-    s.n_embd = 1024;
-    s.n_head = 16;
-    s.n_head_kv = 4;
-    s.n_ff = 2816;
-    s.n_vocab = 32000;
-    s.n_ctx = 2048;
-    return s;
-  }
-  if (name == "base") {
-    s.n_layer = 22;
-    s.n_embd = 2048;
-    s.n_head = 32;
-    s.n_head_kv = 4;
-    s.n_ff = 5632;
-    s.n_vocab = 32000;
-    s.n_ctx = 2048;
+  struct Preset {
+    std::string_view name;
+    std::size_t n_layer, n_embd, n_head, n_head_kv, n_ff, n_vocab, n_ctx;
+  };
+  static constexpr Preset kPresets[] = {
+      {"tiny", 2, 256, 4, 2, 512, 512, 512},
+      {"small", 16, 1024, 16, 4, 2816, 32000, 2048},
+      {"base", 22, 2048, 32, 4, 5632, 32000, 2048},
+  };
+  for (const Preset& p : kPresets) {
+    if (p.name != name) continue;
+    SyntheticModelSpec s;
+    s.n_layer = p.n_layer;
+    s.n_embd = p.n_embd;
+    s.n_head = p.n_head;
+    s.n_head_kv = p.n_head_kv;
+    s.n_ff = p.n_ff;
+    s.n_vocab = p.n_vocab;
+    s.n_ctx = p.n_ctx;
     return s;
   }
   throw InvalidArgument(

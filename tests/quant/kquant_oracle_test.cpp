@@ -19,6 +19,7 @@
 namespace brick::test {
 namespace {
 
+using quant::BlockQ4K;
 using quant::BlockQ5K;
 using quant::BlockQ6K;
 using quant::BlockQ8K;
@@ -169,36 +170,41 @@ TEST_F(KQuantOracle, RowSetIsLargeAndCoversAllLengths) {
   EXPECT_TRUE(has_16384);
 }
 
-TEST_F(KQuantOracle, Q5KQuantizeAndDequantizeMatchGgml) {
+// Brick's quantizer and dequantizer of one type against ggml's on every row.
+template <typename Block>
+void expect_quantizer_matches(void (*ours)(std::span<const float>, std::span<Block>),
+                              void (GgmlOracle::*ggml)(std::span<const float>, std::span<Block>) const,
+                              void (*ours_deq)(std::span<const Block>, std::span<float>),
+                              void (GgmlOracle::*ggml_deq)(std::span<const Block>, std::span<float>) const) {
+  const GgmlOracle& oracle = GgmlOracle::load();
   int reported = 0;
   for (const Row& row : rows()) {
     const std::size_t blocks = row.values.size() / kBlockSize;
-    std::vector<BlockQ5K> ours(blocks), ggml(blocks);
-    quant::quantize_q5k(row.values, ours);
-    oracle().quantize_q5k_ref(row.values, ggml);
-    expect_same_blocks(row, ours, ggml, reported);
-    std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
-    quant::dequantize_q5k(ggml, ours_deq);
-    oracle().dequantize_q5k(ggml, ggml_deq);
-    expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
+    std::vector<Block> mine(blocks), theirs(blocks);
+    ours(row.values, mine);
+    (oracle.*ggml)(row.values, theirs);
+    expect_same_blocks(row, mine, theirs, reported);
+    std::vector<float> mine_deq(row.values.size()), theirs_deq(row.values.size());
+    ours_deq(theirs, mine_deq);
+    (oracle.*ggml_deq)(theirs, theirs_deq);
+    expect_same_floats(row.name + " dequantize", mine_deq, theirs_deq, reported);
     if (reported >= 5) break;
   }
 }
 
+TEST_F(KQuantOracle, Q4KQuantizeAndDequantizeMatchGgml) {
+  expect_quantizer_matches<BlockQ4K>(quant::quantize_q4k, &GgmlOracle::quantize_q4k_ref, quant::dequantize_q4k,
+                                     &GgmlOracle::dequantize_q4k);
+}
+
+TEST_F(KQuantOracle, Q5KQuantizeAndDequantizeMatchGgml) {
+  expect_quantizer_matches<BlockQ5K>(quant::quantize_q5k, &GgmlOracle::quantize_q5k_ref, quant::dequantize_q5k,
+                                     &GgmlOracle::dequantize_q5k);
+}
+
 TEST_F(KQuantOracle, Q6KQuantizeAndDequantizeMatchGgml) {
-  int reported = 0;
-  for (const Row& row : rows()) {
-    const std::size_t blocks = row.values.size() / kBlockSize;
-    std::vector<BlockQ6K> ours(blocks), ggml(blocks);
-    quant::quantize_q6k(row.values, ours);
-    oracle().quantize_q6k_ref(row.values, ggml);
-    expect_same_blocks(row, ours, ggml, reported);
-    std::vector<float> ours_deq(row.values.size()), ggml_deq(row.values.size());
-    quant::dequantize_q6k(ggml, ours_deq);
-    oracle().dequantize_q6k(ggml, ggml_deq);
-    expect_same_floats(row.name + " dequantize", ours_deq, ggml_deq, reported);
-    if (reported >= 5) break;
-  }
+  expect_quantizer_matches<BlockQ6K>(quant::quantize_q6k, &GgmlOracle::quantize_q6k_ref, quant::dequantize_q6k,
+                                     &GgmlOracle::dequantize_q6k);
 }
 
 // Both of ggml's Q8_K quantizers: the reference in libggml-base and the one the CPU library's
@@ -234,10 +240,15 @@ TEST_F(KQuantOracle, Q8KQuantizeAndDequantizeMatchGgmlOnEveryBackend) {
 TEST_F(KQuantOracle, MatrixQuantizationMatchesGgmlQuantizeChunk) {
   constexpr std::size_t kRows = 32, kCols = 4096;
   const std::vector<float> w = normal(kRows * kCols, 99, 0.0f, 0.02f);
+  std::vector<BlockQ4K> q4(w.size() / kBlockSize);
   std::vector<BlockQ5K> q5(w.size() / kBlockSize), q5_ggml(w.size() / kBlockSize);
   std::vector<BlockQ6K> q6(w.size() / kBlockSize), q6_ggml(w.size() / kBlockSize);
+  quant::quantize_q4k(w, q4);
   quant::quantize_q5k(w, q5);
   quant::quantize_q6k(w, q6);
+  const std::vector<std::byte> q4_chunk = oracle().quantize_chunk(GgmlType::Q4_K, w, kCols);
+  ASSERT_EQ(q4_chunk.size(), q4.size() * sizeof(BlockQ4K));
+  EXPECT_EQ(std::memcmp(q4.data(), q4_chunk.data(), q4_chunk.size()), 0);
   oracle().quantize_chunk_q5k(w, kCols, q5_ggml);
   oracle().quantize_chunk_q6k(w, kCols, q6_ggml);
   EXPECT_EQ(std::memcmp(q5.data(), q5_ggml.data(), q5.size() * sizeof(BlockQ5K)), 0);
@@ -259,6 +270,13 @@ std::vector<Block> random_blocks(std::size_t count, std::uint64_t seed) {
 TEST_F(KQuantOracle, DequantizingArbitraryBytesMatchesGgml) {
   constexpr std::size_t kBlocks = 2000;
   int reported = 0;
+  {
+    const auto blocks = random_blocks<BlockQ4K>(kBlocks, 4);
+    std::vector<float> ours(kBlocks * kBlockSize), ggml(kBlocks * kBlockSize);
+    quant::dequantize_q4k(blocks, ours);
+    oracle().dequantize_q4k(blocks, ggml);
+    expect_same_floats("random Q4_K bytes", ours, ggml, reported);
+  }
   {
     const auto blocks = random_blocks<BlockQ5K>(kBlocks, 5);
     std::vector<float> ours(kBlocks * kBlockSize), ggml(kBlocks * kBlockSize);

@@ -58,9 +58,8 @@ OpCost FusedQKVOp::cost(const Input&) const noexcept {
 
 void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const DotIsa isa = dot_isa(backend);
-  const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
-                                                    detail::row_source(wv_, isa)};
+  const std::array<detail::RowSource, 3> sources = {
+      detail::row_source(wq_, backend), detail::row_source(wk_, backend), detail::row_source(wv_, backend)};
   const detail::Activations x = detail::prepare_activations(sources, input.x, backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
 }
@@ -86,8 +85,8 @@ OpCost FusedGateUpOp::cost(const Input&) const noexcept {
 
 void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
   require_input(name(), hidden(), input.x.size(), output_size(input), out.size());
-  const DotIsa isa = dot_isa(backend);
-  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, isa), detail::row_source(up_, isa)};
+  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, backend),
+                                                    detail::row_source(up_, backend)};
   const detail::RowSource& gate = sources[0];
   const detail::RowSource& up = sources[1];
   const detail::Activations xq = detail::prepare_activations(sources, input.x, backend);

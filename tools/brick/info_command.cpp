@@ -1,8 +1,11 @@
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "brick/core/backend.hpp"
 #include "brick/core/cpu_features.hpp"
-#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/matvec.hpp"
+#include "brick/quant/tensor_type.hpp"
 #include "brick/runtime/simd_config/amx_support.hpp"
 #include "commands.hpp"
 
@@ -22,11 +25,18 @@ void add_info_command(CLI::App& app) {
     fmt::print("\namx        {}\n", describe(amx_support()));
     const Backend selected = resolve(Backend::Auto);
     fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
-    fmt::print(
-        "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32), quantize_q8k: {}\n",
-        name(selected));
-    fmt::print("           dot_q5k_q8k, dot_q6k_q8k, k-quant matvec, fused QKV / gate-up: {}\n",
-               quant::name(quant::dot_isa(selected)));
+    fmt::print("kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, quantize_q8k: {}\n",
+               name(selected));
+    // ggml numbers its types below 64; every type Brick computes with, in ggml's order.
+    fmt::print("matvec     (and fused QKV / gate-up) by weight type:");
+    const char* separator = " ";
+    for (std::uint32_t id = 0; id < 64; ++id) {
+      const auto traits = quant::tensor_type_traits(id);
+      if (!traits || !quant::is_computable(traits->type)) continue;
+      fmt::print("{}{} {}", separator, traits->name, quant::dot_kernel_name(traits->type, selected));
+      separator = ", ";
+    }
+    fmt::print("\n");
   });
 }
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "quant/kernels/dot_kernels.hpp"
+#include "quant/kernels/dot_kernel_list.hpp"
 
 namespace brick::quant::kernels {
 namespace {

@@ -1,0 +1,138 @@
+#pragma once
+// What the generic dot tests need to know of each weight format of the kernel table: random weight
+// and activation rows (every byte pattern the format allows), rows of extreme values, rows whose dot
+// product is a small integer that every summation order computes exactly, rows converted from
+// floats as the library does it, an independent exact evaluation, and how far a kernel's float
+// arithmetic may stray from it (relative to the sum of the terms' magnitudes).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "brick/quant/fp16.hpp"
+#include "brick/quant/kquants.hpp"
+#include "quant/dot_kernel_table.hpp"
+#include "quant/kquant_blocks.hpp"
+#include "support/random_data.hpp"
+
+namespace brick::test {
+
+template <class Format>
+struct FormatTesting;
+
+// Float summation of n products in lanes: a few roundings per element of a lane, then the reduction.
+inline double float_sum_tolerance(std::size_t n) { return (static_cast<double>(n) / 8 + 64) * 0x1p-24; }
+
+// Q4_K, Q5_K, Q6_K against Q8_K: integer block sums are exact, a few float operations per block.
+template <class Block>
+struct KQuantTesting {
+  using Weights = std::vector<Block>;
+  using Activations = std::vector<quant::BlockQ8K>;
+
+  static std::vector<std::size_t> lengths() { return {1, 2, 3, 4, 5, 7, 9, 16, 17, 56}; }
+  static double tolerance(std::size_t) { return 1e-6; }
+
+  static Weights random_weights(std::size_t blocks, std::uint64_t seed) {
+    if constexpr (std::is_same_v<Block, quant::BlockQ4K>) return random_q4k(blocks, seed);
+    if constexpr (std::is_same_v<Block, quant::BlockQ5K>) return random_q5k(blocks, seed);
+    if constexpr (std::is_same_v<Block, quant::BlockQ6K>) return random_q6k(blocks, seed);
+  }
+  static Activations random_activations(std::size_t blocks, std::uint64_t seed) { return random_q8k(blocks, seed); }
+
+  // The largest quants and sub-block scales, against -128 or 127 everywhere: the worst case for
+  // 16-bit partial sums.
+  static Weights extreme_weights(std::size_t blocks) {
+    Weights w = random_weights(blocks, 3);
+    for (Block& block : w) {
+      if constexpr (std::is_same_v<Block, quant::BlockQ6K>) {
+        std::fill(std::begin(block.ql), std::end(block.ql), 0xFF);
+        std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
+        std::fill(std::begin(block.scales), std::end(block.scales), static_cast<std::int8_t>(-128));
+      } else {
+        std::fill(std::begin(block.qs), std::end(block.qs), 0xFF);
+        std::fill(std::begin(block.scales), std::end(block.scales), 0xFF);
+        if constexpr (std::is_same_v<Block, quant::BlockQ5K>) std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
+      }
+    }
+    return w;
+  }
+  static Activations extreme_activations(std::size_t blocks, bool negative) {
+    return random_q8k(blocks, 9, negative ? -128 : 127, negative ? -128 : 127);
+  }
+
+  static ExactDot exact(const Weights& w, const Activations& x) { return exact_dot(w, x); }
+
+  // Unit scales and small quants: the dot product is the integer sum itself.
+  static std::pair<Weights, Activations> integer_rows(std::size_t blocks, std::uint64_t seed) {
+    Weights w = random_weights(blocks, seed);
+    for (Block& block : w) {
+      block.d = quant::fp32_to_fp16(1.0f);
+      if constexpr (!std::is_same_v<Block, quant::BlockQ6K>) block.dmin = quant::fp32_to_fp16(1.0f);
+    }
+    Activations x = random_q8k(blocks, seed + 1000, -40, 40);
+    for (quant::BlockQ8K& block : x) block.d = 1.0f;
+    return {w, x};
+  }
+
+  static Weights weights_from(std::span<const float> values) {
+    Weights w(values.size() / quant::kBlockSize);
+    if constexpr (std::is_same_v<Block, quant::BlockQ4K>) quant::quantize_q4k(values, w);
+    if constexpr (std::is_same_v<Block, quant::BlockQ5K>) quant::quantize_q5k(values, w);
+    if constexpr (std::is_same_v<Block, quant::BlockQ6K>) quant::quantize_q6k(values, w);
+    return w;
+  }
+  static Activations activations_from(std::span<const float> values) {
+    Activations x(values.size() / quant::kBlockSize);
+    quant::quantize_q8k(values, x);
+    return x;
+  }
+};
+
+template <>
+struct FormatTesting<quant::detail::Q4KFormat> : KQuantTesting<quant::BlockQ4K> {};
+template <>
+struct FormatTesting<quant::detail::Q5KFormat> : KQuantTesting<quant::BlockQ5K> {};
+template <>
+struct FormatTesting<quant::detail::Q6KFormat> : KQuantTesting<quant::BlockQ6K> {};
+
+// F32 rows: exact products, float sums.
+template <>
+struct FormatTesting<quant::detail::F32Format> {
+  using Weights = std::vector<float>;
+  using Activations = std::vector<float>;
+
+  static std::vector<std::size_t> lengths() { return {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 1000, 4097}; }
+  static double tolerance(std::size_t n) { return float_sum_tolerance(n); }
+  static Weights random_weights(std::size_t n, std::uint64_t seed) { return normal(n, seed, 0.0f, 0.05f); }
+  static Activations random_activations(std::size_t n, std::uint64_t seed) { return normal(n, seed); }
+  static Weights extreme_weights(std::size_t n) { return Weights(n, 1e18f); }
+  static Activations extreme_activations(std::size_t n, bool negative) { return Activations(n, negative ? -1e18f : 1e18f); }
+  static ExactDot exact(const Weights& w, const Activations& x) {
+    ExactDot out;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      out.value += static_cast<double>(w[i]) * x[i];
+      out.magnitude += std::abs(static_cast<double>(w[i]) * x[i]);
+    }
+    return out;
+  }
+  static std::pair<Weights, Activations> integer_rows(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> small(-16, 16);
+    Weights w(n);
+    Activations x(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      w[i] = static_cast<float>(small(rng));
+      x[i] = static_cast<float>(small(rng));
+    }
+    return {w, x};
+  }
+  static Weights weights_from(std::span<const float> values) { return {values.begin(), values.end()}; }
+  static Activations activations_from(std::span<const float> values) { return {values.begin(), values.end()}; }
+};
+
+}  // namespace brick::test

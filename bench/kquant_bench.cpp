@@ -168,6 +168,13 @@ template <class Format>
 struct BenchFormat;
 
 template <>
+struct BenchFormat<detail::Q4KFormat> {
+  static constexpr const char* kName = "q4k";
+  static constexpr GgmlType kGgmlType = GgmlType::Q4_K;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q4_K_q8_K; }
+};
+
+template <>
 struct BenchFormat<detail::Q5KFormat> {
   static constexpr const char* kName = "q5k";
   static constexpr GgmlType kGgmlType = GgmlType::Q5_K;
@@ -181,7 +188,7 @@ struct BenchFormat<detail::Q6KFormat> {
   static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q6_K_q8_K; }
 };
 
-using BenchFormats = std::tuple<detail::Q5KFormat, detail::Q6KFormat>;
+using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat>;
 
 template <class Visit>
 void for_each_format(Visit&& visit) {

@@ -92,6 +92,10 @@ std::string_view dot_kernel_name(TensorType weight, Backend backend) {
   return kernel;
 }
 
+float dot_q4k_q8k(std::span<const BlockQ4K> w, std::span<const BlockQ8K> x, Backend backend) {
+  return checked_dot<detail::Q4KFormat>(w, x, backend, "dot_q4k_q8k");
+}
+
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x, Backend backend) {
   return checked_dot<detail::Q5KFormat>(w, x, backend, "dot_q5k_q8k");
 }

@@ -84,6 +84,12 @@ template <class Format>
 struct GgmlDot;
 
 template <>
+struct GgmlDot<quant::detail::Q4KFormat> {
+  static constexpr auto simd = &GgmlOracle::vec_dot_q4k_q8k;
+  static constexpr auto generic = &GgmlOracle::vec_dot_q4k_q8k_generic;
+};
+
+template <>
 struct GgmlDot<quant::detail::Q5KFormat> {
   static constexpr auto simd = &GgmlOracle::vec_dot_q5k_q8k;
   static constexpr auto generic = &GgmlOracle::vec_dot_q5k_q8k_generic;
@@ -145,6 +151,8 @@ class DotOracle : public ::testing::Test {
  private:
   const GgmlOracle* oracle_ = nullptr;
 };
+
+TEST_F(DotOracle, Q4KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q4KFormat>(quant::dot_q4k_q8k); }
 
 TEST_F(DotOracle, Q5KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q5KFormat>(quant::dot_q5k_q8k); }
 

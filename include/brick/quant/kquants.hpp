@@ -85,6 +85,8 @@ void dequantize_q8k(std::span<const BlockQ8K> in, std::span<float> out);
 
 // Dot product of a weight row with a Q8_K activation row of the same number of blocks (else
 // InvalidArgument). Integer inner sums are exact; every backend agrees with Scalar to 1e-6 relative.
+float dot_q4k_q8k(std::span<const BlockQ4K> w, std::span<const BlockQ8K> x,
+                  Backend backend = Backend::Auto);
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x,
                   Backend backend = Backend::Auto);
 float dot_q6k_q8k(std::span<const BlockQ6K> w, std::span<const BlockQ8K> x,

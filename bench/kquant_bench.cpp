@@ -168,6 +168,13 @@ template <class Format>
 struct BenchFormat;
 
 template <>
+struct BenchFormat<detail::Q80Format> {
+  static constexpr const char* kName = "q8_0";
+  static constexpr GgmlType kGgmlType = GgmlType::Q8_0;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q8_0_q8_0; }
+};
+
+template <>
 struct BenchFormat<detail::Q4KFormat> {
   static constexpr const char* kName = "q4k";
   static constexpr GgmlType kGgmlType = GgmlType::Q4_K;
@@ -188,7 +195,7 @@ struct BenchFormat<detail::Q6KFormat> {
   static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q6_K_q8_K; }
 };
 
-using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat>;
+using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format>;
 
 template <class Visit>
 void for_each_format(Visit&& visit) {

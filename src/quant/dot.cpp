@@ -6,6 +6,7 @@
 #include "brick/core/error.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/matvec.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "quant/dot_kernel_table.hpp"
 
 namespace brick::quant {
@@ -90,6 +91,10 @@ std::string_view dot_kernel_name(TensorType weight, Backend backend) {
       detail::with_format(weight, [&](auto format) { kernel = detail::select_kernel<decltype(format)>(backend).name; });
   if (!known) throw InvalidArgument(fmt::format("dot_kernel_name: Brick has no kernels for {} weights", name(weight)));
   return kernel;
+}
+
+float dot_q8_0_q8_0(std::span<const BlockQ80> w, std::span<const BlockQ80> x, Backend backend) {
+  return checked_dot<detail::Q80Format>(w, x, backend, "dot_q8_0_q8_0");
 }
 
 float dot_q4k_q8k(std::span<const BlockQ4K> w, std::span<const BlockQ8K> x, Backend backend) {

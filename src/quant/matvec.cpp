@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/quantize.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/matvec_rows.hpp"
@@ -68,6 +69,7 @@ void four_runs_call(const RowSource* const (&sources)[4], const std::size_t (&fi
 // The calling thread's activation buffers, grown on first use of a wider x.
 struct Scratch {
   std::vector<BlockQ8K> q8k;
+  std::vector<BlockQ80> q8_0;
 };
 
 template <class Block>
@@ -85,7 +87,11 @@ const void* convert(ActivationType type, std::span<const float> x, Scratch& scra
       quantize_q8k(x, out, backend);
       return out.data();
     }
-    case ActivationType::Q8_0:
+    case ActivationType::Q8_0: {
+      const std::span<BlockQ80> out = grown(scratch.q8_0, x.size() / kQ80BlockSize);
+      quantize_q8_0_activation(x, out, backend);
+      return out.data();
+    }
     case ActivationType::F16:
     case ActivationType::BF16: break;
   }

@@ -16,6 +16,7 @@
 
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/random_data.hpp"
@@ -99,6 +100,76 @@ template <>
 struct FormatTesting<quant::detail::Q5KFormat> : KQuantTesting<quant::BlockQ5K> {};
 template <>
 struct FormatTesting<quant::detail::Q6KFormat> : KQuantTesting<quant::BlockQ6K> {};
+
+// Q8_0 against Q8_0: integer block sums exact, each block scaled and accumulated in float lanes.
+template <>
+struct FormatTesting<quant::detail::Q80Format> {
+  using Weights = std::vector<quant::BlockQ80>;
+  using Activations = std::vector<quant::BlockQ80>;
+
+  static std::vector<std::size_t> lengths() { return {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 128}; }
+  static double tolerance(std::size_t blocks) { return float_sum_tolerance(blocks); }
+
+  // Random quants (-128 included) with a finite scale of either sign.
+  static Weights random_blocks(std::size_t blocks, std::uint64_t seed, int lo = -128, int hi = 127) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> quant(lo, hi);
+    Weights out(blocks);
+    for (quant::BlockQ80& block : out) {
+      block.d = random_scale(rng, -2e-2f, 2e-2f);
+      for (std::int8_t& q : block.qs) q = static_cast<std::int8_t>(quant(rng));
+    }
+    return out;
+  }
+  static Weights random_weights(std::size_t blocks, std::uint64_t seed) { return random_blocks(blocks, seed); }
+  static Activations random_activations(std::size_t blocks, std::uint64_t seed) { return random_blocks(blocks, seed); }
+  static Weights extreme_weights(std::size_t blocks) {
+    Weights w = random_blocks(blocks, 3, -128, -128);
+    for (quant::BlockQ80& block : w) block.d = quant::fp32_to_fp16(65504.0f);
+    return w;
+  }
+  static Activations extreme_activations(std::size_t blocks, bool negative) {
+    Activations x = random_blocks(blocks, 9, negative ? -128 : 127, negative ? -128 : 127);
+    for (quant::BlockQ80& block : x) block.d = quant::fp32_to_fp16(65504.0f);
+    return x;
+  }
+
+  static ExactDot exact(const Weights& w, const Activations& x) {
+    ExactDot out;
+    for (std::size_t b = 0; b < w.size(); ++b) {
+      std::int64_t dot = 0;
+      std::int64_t dot_abs = 0;
+      for (std::size_t j = 0; j < quant::kQ80BlockSize; ++j) {
+        dot += w[b].qs[j] * x[b].qs[j];
+        dot_abs += std::abs(w[b].qs[j] * x[b].qs[j]);
+      }
+      const double scale = static_cast<double>(quant::fp16_to_fp32(w[b].d)) * quant::fp16_to_fp32(x[b].d);
+      out.value += scale * static_cast<double>(dot);
+      out.magnitude += std::abs(scale) * static_cast<double>(dot_abs);
+      out.integer += dot;
+    }
+    return out;
+  }
+
+  static std::pair<Weights, Activations> integer_rows(std::size_t blocks, std::uint64_t seed) {
+    Weights w = random_blocks(blocks, seed, -40, 40);
+    Activations x = random_blocks(blocks, seed + 1000, -40, 40);
+    for (quant::BlockQ80& block : w) block.d = quant::fp32_to_fp16(1.0f);
+    for (quant::BlockQ80& block : x) block.d = quant::fp32_to_fp16(1.0f);
+    return {w, x};
+  }
+
+  static Weights weights_from(std::span<const float> values) {
+    Weights w(values.size() / quant::kQ80BlockSize);
+    quant::quantize_q8_0(values, w);
+    return w;
+  }
+  static Activations activations_from(std::span<const float> values) {
+    Activations x(values.size() / quant::kQ80BlockSize);
+    quant::quantize_q8_0_activation(values, x);
+    return x;
+  }
+};
 
 // F32 rows: exact products, float sums.
 template <>

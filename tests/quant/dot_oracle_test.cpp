@@ -84,6 +84,12 @@ template <class Format>
 struct GgmlDot;
 
 template <>
+struct GgmlDot<quant::detail::Q80Format> {
+  static constexpr auto simd = &GgmlOracle::vec_dot_q8_0_q8_0;
+  static constexpr auto generic = &GgmlOracle::vec_dot_q8_0_q8_0_generic;
+};
+
+template <>
 struct GgmlDot<quant::detail::Q4KFormat> {
   static constexpr auto simd = &GgmlOracle::vec_dot_q4k_q8k;
   static constexpr auto generic = &GgmlOracle::vec_dot_q4k_q8k_generic;
@@ -151,6 +157,8 @@ class DotOracle : public ::testing::Test {
  private:
   const GgmlOracle* oracle_ = nullptr;
 };
+
+TEST_F(DotOracle, Q8_0xQ8_0MatchesGgmlOnEveryKernel) { check<quant::detail::Q80Format>(quant::dot_q8_0_q8_0); }
 
 TEST_F(DotOracle, Q4KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q4KFormat>(quant::dot_q4k_q8k); }
 

@@ -302,6 +302,7 @@ void expect_public_dot_runs_the_selected_kernel(float (*dot)(std::span<const typ
 }
 
 TEST(PublicDot, ValidatesSizesAndRunsTheSelectedKernel) {
+  expect_public_dot_runs_the_selected_kernel<quant::detail::Q80Format>(quant::dot_q8_0_q8_0);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q4KFormat>(quant::dot_q4k_q8k);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q5KFormat>(quant::dot_q5k_q8k);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q6KFormat>(quant::dot_q6k_q8k);

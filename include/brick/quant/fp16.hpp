@@ -60,6 +60,14 @@ constexpr fp16_t fp32_to_fp16(float f) noexcept {
   return static_cast<fp16_t>(sign | rounded);
 }
 
+// ggml's portable conversion (ggml_fp32_to_fp16_row, what ggml_quantize_chunk writes for F16
+// tensors): the rounding above, but every NaN becomes the one quiet NaN 0x7E00 of its sign.
+constexpr fp16_t fp32_to_fp16_canonical_nan(float f) noexcept {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<fp16_t>(((bits >> 16) & 0x8000u) | 0x7E00u);
+  return fp32_to_fp16(f);
+}
+
 // Whole rows. Backend::Scalar uses the functions above; Avx2 and Avx512 (both imply F16C) use the
 // F16C instructions; Auto picks as resolve() does. Every backend gives the same bits. The spans must
 // have the same size (else InvalidArgument).

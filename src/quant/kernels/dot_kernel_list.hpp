@@ -21,6 +21,10 @@
   X(F32, f32, Scalar, scalar, OpsF32)               \
   X(F32, f32, Avx2, avx2, OpsF32)                   \
   X(F32, f32, Avx512, avx512, OpsF32)               \
+  X(Q80, q8_0_q8_0, Scalar, scalar, Row)            \
+  X(Q80, q8_0_q8_0, Avx2, avx2, Row)                \
+  X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep)       \
+  X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Lockstep) \
   X(Q4K, q4k_q8k, Scalar, scalar, Row)              \
   X(Q4K, q4k_q8k, Avx2, avx2, Row)                  \
   X(Q4K, q4k_q8k, Avx512, avx512, Lockstep)         \

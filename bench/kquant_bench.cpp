@@ -168,6 +168,20 @@ template <class Format>
 struct BenchFormat;
 
 template <>
+struct BenchFormat<detail::F16Format> {
+  static constexpr const char* kName = "f16";
+  static constexpr GgmlType kGgmlType = GgmlType::F16;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_f16; }
+};
+
+template <>
+struct BenchFormat<detail::BF16Format> {
+  static constexpr const char* kName = "bf16";
+  static constexpr GgmlType kGgmlType = GgmlType::BF16;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_bf16; }
+};
+
+template <>
 struct BenchFormat<detail::Q80Format> {
   static constexpr const char* kName = "q8_0";
   static constexpr GgmlType kGgmlType = GgmlType::Q8_0;
@@ -195,7 +209,8 @@ struct BenchFormat<detail::Q6KFormat> {
   static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q6_K_q8_K; }
 };
 
-using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format>;
+using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format,
+                                detail::F16Format, detail::BF16Format>;
 
 template <class Visit>
 void for_each_format(Visit&& visit) {
@@ -276,12 +291,16 @@ void hot_dot_ggml(benchmark::State& state) {
 // ---------------------------------------------------------------------------------------------
 // rows in L2
 
-constexpr std::size_t kL2Rows = 128;
+// 128 rows of 4096 values, fewer for the 16-bit formats: at most 512 KiB, half this CPU's L2.
+template <class Format>
+constexpr std::size_t l2_rows() {
+  return std::min<std::size_t>(128, (512u << 10) / (HotRow<Format>::kBlocks * sizeof(typename Format::Weight)));
+}
 
 template <class Format>
 struct L2Matrix {
-  std::vector<typename Format::Weight> w = realistic_weights<Format>(kL2Rows * HotRow<Format>::kBlocks, 9);
-  std::vector<float> out = std::vector<float>(kL2Rows);
+  std::vector<typename Format::Weight> w = realistic_weights<Format>(l2_rows<Format>() * HotRow<Format>::kBlocks, 9);
+  std::vector<float> out = std::vector<float>(l2_rows<Format>());
   static L2Matrix& get() {
     static L2Matrix matrix;
     return matrix;
@@ -293,7 +312,7 @@ void l2_rows_brick(benchmark::State& state, const detail::DotKernel<Format>& ker
   L2Matrix<Format>& m = L2Matrix<Format>::get();
   const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
-    kernel.rows(m.w.data(), kL2Rows, row.x.data(), HotRow<Format>::kBlocks, m.out.data());
+    kernel.rows(m.w.data(), l2_rows<Format>(), row.x.data(), HotRow<Format>::kBlocks, m.out.data());
     benchmark::ClobberMemory();
   }
 }
@@ -305,7 +324,7 @@ void l2_rows_ggml(benchmark::State& state) {
   const auto vec_dot = BenchFormat<Format>::vec_dot();
   constexpr std::size_t kBlocks = HotRow<Format>::kBlocks;
   for (auto _ : state) {
-    for (std::size_t r = 0; r < kL2Rows; ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + kBlocks * r, 0, row.x.data(), 0, 1);
+    for (std::size_t r = 0; r < l2_rows<Format>(); ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + kBlocks * r, 0, row.x.data(), 0, 1);
     benchmark::ClobberMemory();
   }
 }
@@ -784,10 +803,12 @@ void print_summary(const Collector& c) {
   }
   fmt::print("\n");
   // Per 256 values (a k-quant block, eight Q8_0 blocks), so that the formats compare.
-  const auto kernel_table = [&](const char* title, const char* bench, double per_call) {
+  const auto kernel_table = [&](const char* title, const char* bench, bool rows) {
     fmt::print("| {} | ns/256 values brick | ns/256 values ggml | speedup |\n|---|---|---|---|\n", title);
     for_each_format([&](auto format) {
-      const char* type = BenchFormat<decltype(format)>::kName;
+      using Format = decltype(format);
+      const char* type = BenchFormat<Format>::kName;
+      const double per_call = rows ? 16.0 * l2_rows<Format>() : 16.0;
       const double ggml = c.ns(fmt::format("{}/{}/ggml", bench, type)) / per_call;
       for (detail::Isa isa : detail::kIsas) {
         const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, detail::name(isa))) / per_call;
@@ -795,9 +816,9 @@ void print_summary(const Collector& c) {
       }
     });
   };
-  kernel_table("hot dot, 4096-value row in L1", "hot_dot", 16);
+  kernel_table("hot dot, 4096-value row in L1", "hot_dot", false);
   fmt::print("\n");
-  kernel_table("rows, 128x4096 in L2", "l2_rows", 16 * kL2Rows);
+  kernel_table("rows of 4096 in L2 (128, or 512 KiB)", "l2_rows", true);
   fmt::print("\n| read bandwidth probe | threads | 2 streams GB/s | 4 streams GB/s | 8 streams GB/s |\n|---|---|---|---|---|\n");
   for (int t : {1, 2}) {
     fmt::print("| 256 MiB, widest loads | {}", t);

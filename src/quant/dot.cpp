@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/bf16.hpp"
+#include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/q8_0.hpp"
@@ -91,6 +93,14 @@ std::string_view dot_kernel_name(TensorType weight, Backend backend) {
       detail::with_format(weight, [&](auto format) { kernel = detail::select_kernel<decltype(format)>(backend).name; });
   if (!known) throw InvalidArgument(fmt::format("dot_kernel_name: Brick has no kernels for {} weights", name(weight)));
   return kernel;
+}
+
+float dot_f16_f16(std::span<const fp16_t> w, std::span<const fp16_t> x, Backend backend) {
+  return checked_dot<detail::F16Format>(w, x, backend, "dot_f16_f16");
+}
+
+float dot_bf16_bf16(std::span<const bf16_t> w, std::span<const bf16_t> x, Backend backend) {
+  return checked_dot<detail::BF16Format>(w, x, backend, "dot_bf16_bf16");
 }
 
 float dot_q8_0_q8_0(std::span<const BlockQ80> w, std::span<const BlockQ80> x, Backend backend) {

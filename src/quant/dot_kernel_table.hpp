@@ -17,7 +17,7 @@
 namespace brick::quant::detail {
 
 // Every weight format Brick computes with; is_computable() is true for exactly their types.
-using DotFormats = std::tuple<F32Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat>;
+using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat>;
 
 // The instruction sets kernels are built for. Each belongs to one backend and needs that backend's
 // features plus its own.

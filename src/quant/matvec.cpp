@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/bf16.hpp"
+#include "brick/quant/fp16.hpp"
 #include "brick/quant/q8_0.hpp"
 #include "brick/quant/quantize.hpp"
 #include "quant/dot_kernel_table.hpp"
@@ -70,6 +72,8 @@ void four_runs_call(const RowSource* const (&sources)[4], const std::size_t (&fi
 struct Scratch {
   std::vector<BlockQ8K> q8k;
   std::vector<BlockQ80> q8_0;
+  std::vector<fp16_t> f16;
+  std::vector<bf16_t> bf16;
 };
 
 template <class Block>
@@ -92,8 +96,16 @@ const void* convert(ActivationType type, std::span<const float> x, Scratch& scra
       quantize_q8_0_activation(x, out, backend);
       return out.data();
     }
-    case ActivationType::F16:
-    case ActivationType::BF16: break;
+    case ActivationType::F16: {
+      const std::span<fp16_t> out = grown(scratch.f16, x.size());
+      fp32_to_fp16_activation(x, out, backend);
+      return out.data();
+    }
+    case ActivationType::BF16: {
+      const std::span<bf16_t> out = grown(scratch.bf16, x.size());
+      fp32_to_bf16_row(x, out, backend);
+      return out.data();
+    }
   }
   return nullptr;
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "brick/quant/bf16.hpp"
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/q8_0.hpp"
@@ -167,6 +168,77 @@ struct FormatTesting<quant::detail::Q80Format> {
   static Activations activations_from(std::span<const float> values) {
     Activations x(values.size() / quant::kQ80BlockSize);
     quant::quantize_q8_0_activation(values, x);
+    return x;
+  }
+};
+
+// F16 and BF16 rows: products exact in float, float sums. BF16's vdpbf16ps kernel treats subnormal
+// inputs and results as zero, so the terms a subnormal can drop are allowed on top (ExactDot::flushable).
+template <class Format, class Half, float (*kToFloat)(Half) noexcept, Half (*kFromFloat)(float) noexcept>
+struct HalfTesting {
+  using Weights = std::vector<Half>;
+  using Activations = std::vector<Half>;
+
+  static std::vector<std::size_t> lengths() { return {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 4097}; }
+  static double tolerance(std::size_t n) { return float_sum_tolerance(n); }
+  static Weights halves(std::span<const float> values) {
+    Weights out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = kFromFloat(values[i]);
+    return out;
+  }
+  static Weights random_weights(std::size_t n, std::uint64_t seed) { return halves(normal(n, seed, 0.0f, 0.05f)); }
+  static Activations random_activations(std::size_t n, std::uint64_t seed) { return halves(normal(n, seed)); }
+  static Weights extreme_weights(std::size_t n) { return halves(std::vector<float>(n, 60000.0f)); }
+  static Activations extreme_activations(std::size_t n, bool negative) {
+    return halves(std::vector<float>(n, negative ? -60000.0f : 60000.0f));
+  }
+  static ExactDot exact(const Weights& w, const Activations& x) {
+    ExactDot out;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const double a = kToFloat(w[i]);
+      const double b = kToFloat(x[i]);
+      out.value += a * b;
+      out.magnitude += std::abs(a * b);
+      if (std::abs(a) < 0x1p-126 || std::abs(b) < 0x1p-126 || std::abs(a * b) < 0x1p-126) {
+        out.flushable += std::abs(a * b) + 0x1p-126;
+      }
+    }
+    return out;
+  }
+  static std::pair<Weights, Activations> integer_rows(std::size_t n, std::uint64_t seed) {
+    const auto [w, x] = integer_values(n, seed);
+    return {halves(w), halves(x)};
+  }
+  static std::pair<std::vector<float>, std::vector<float>> integer_values(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> small(-16, 16);
+    std::vector<float> w(n), x(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      w[i] = static_cast<float>(small(rng));
+      x[i] = static_cast<float>(small(rng));
+    }
+    return {w, x};
+  }
+};
+
+template <>
+struct FormatTesting<quant::detail::F16Format>
+    : HalfTesting<quant::detail::F16Format, quant::fp16_t, quant::fp16_to_fp32, quant::fp32_to_fp16_canonical_nan> {
+  static Weights weights_from(std::span<const float> values) { return halves(values); }
+  static Activations activations_from(std::span<const float> values) {
+    Activations x(values.size());
+    quant::fp32_to_fp16_activation(values, x);
+    return x;
+  }
+};
+
+template <>
+struct FormatTesting<quant::detail::BF16Format>
+    : HalfTesting<quant::detail::BF16Format, quant::bf16_t, quant::bf16_to_fp32, quant::fp32_to_bf16> {
+  static Weights weights_from(std::span<const float> values) { return halves(values); }
+  static Activations activations_from(std::span<const float> values) {
+    Activations x(values.size());
+    quant::fp32_to_bf16_row(values, x);
     return x;
   }
 };

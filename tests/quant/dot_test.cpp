@@ -302,6 +302,8 @@ void expect_public_dot_runs_the_selected_kernel(float (*dot)(std::span<const typ
 }
 
 TEST(PublicDot, ValidatesSizesAndRunsTheSelectedKernel) {
+  expect_public_dot_runs_the_selected_kernel<quant::detail::F16Format>(quant::dot_f16_f16);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::BF16Format>(quant::dot_bf16_bf16);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q80Format>(quant::dot_q8_0_q8_0);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q4KFormat>(quant::dot_q4k_q8k);
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q5KFormat>(quant::dot_q5k_q8k);

@@ -76,4 +76,13 @@ void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out,
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out,
                       Backend backend = Backend::Auto);
 
+// x as ggml-cpu converts it for F16 weights (ggml_cpu_fp32_to_fp16 on x86): fp32_to_fp16_row's bits
+// for the first in.size() - in.size() % 4 values (F16C, four or more at a time), and for the last
+// in.size() % 4 (its scalar tail) fp32_to_fp16_canonical_nan's. The two differ only for NaNs.
+void fp32_to_fp16_activation(std::span<const float> in, std::span<fp16_t> out, Backend backend = Backend::Auto);
+
+// Dot product of two F16 rows of the same length (else InvalidArgument). Products of halves are
+// exact in float; every backend but Scalar (double) accumulates them in float.
+float dot_f16_f16(std::span<const fp16_t> w, std::span<const fp16_t> x, Backend backend = Backend::Auto);
+
 }  // namespace brick::quant

@@ -21,6 +21,13 @@
   X(F32, f32, Scalar, scalar, OpsF32)               \
   X(F32, f32, Avx2, avx2, OpsF32)                   \
   X(F32, f32, Avx512, avx512, OpsF32)               \
+  X(F16, f16_f16, Scalar, scalar, Row)              \
+  X(F16, f16_f16, Avx2, avx2, Row)                  \
+  X(F16, f16_f16, Avx512, avx512, Lockstep)         \
+  X(BF16, bf16_bf16, Scalar, scalar, Row)           \
+  X(BF16, bf16_bf16, Avx2, avx2, Row)               \
+  X(BF16, bf16_bf16, Avx512, avx512, Lockstep)      \
+  X(BF16, bf16_bf16, Avx512Bf16, avx512bf16, Lockstep) \
   X(Q80, q8_0_q8_0, Scalar, scalar, Row)            \
   X(Q80, q8_0_q8_0, Avx2, avx2, Row)                \
   X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep)       \

@@ -21,6 +21,7 @@ inline __m512 broadcast_scale(std::uint16_t d) { return _mm512_set1_ps(_cvtsh_ss
 
 struct Q80DotBw {
   static constexpr std::size_t kStep = 1;
+  static constexpr std::size_t kVectors = 1;
   struct Activation {
     __m512i qs;  // int16
     __m512 scale;
@@ -28,15 +29,15 @@ struct Q80DotBw {
   Activation activation(const BlockQ80* x) const {
     return {_mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x->qs))), broadcast_scale(x->d)};
   }
-  __m512 accumulate(const BlockQ80* w, const Activation& a, __m512 acc) const {
+  void accumulate(const BlockQ80* w, const Activation& a, __m512 (&acc)[1]) const {
     const __m512i wq = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w->qs)));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(wq, a.qs)), _mm512_mul_ps(broadcast_scale(w->d), a.scale),
-                           acc);
+    acc[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(wq, a.qs)),
+                             _mm512_mul_ps(broadcast_scale(w->d), a.scale), acc[0]);
   }
   // kStep is 1: never called.
   Activation activation_tail(const BlockQ80* x, std::size_t) const { return activation(x); }
-  __m512 accumulate_tail(const BlockQ80* w, const Activation& a, __m512 acc, std::size_t) const {
-    return accumulate(w, a, acc);
+  void accumulate_tail(const BlockQ80* w, const Activation& a, __m512 (&acc)[1], std::size_t) const {
+    accumulate(w, a, acc);
   }
 };
 
@@ -45,6 +46,7 @@ template <bool kVnni>
 struct Q80DotVnni {
   static_assert(kVnni);
   static constexpr std::size_t kStep = 2;
+  static constexpr std::size_t kVectors = 1;
   struct Activation {
     __m512i qs;          // block 0's quants in the low 256 bits, block 1's in the high ones
     __m512i correction;  // -128 * the sum of each four quants
@@ -74,18 +76,18 @@ struct Q80DotVnni {
     return {qs, _mm512_sub_epi32(_mm512_setzero_si512(), sums), scales<kOne>(x)};
   }
   template <bool kOne>
-  static __m512 add(const BlockQ80* w, const Activation& a, __m512 acc) {
+  static void add(const BlockQ80* w, const Activation& a, __m512 (&acc)[1]) {
     const __m512i unsigned_w = _mm512_xor_si512(quants<kOne>(w), _mm512_set1_epi8(static_cast<char>(0x80)));
     const __m512i sums = _mm512_dpbusd_epi32(a.correction, unsigned_w, a.qs);
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_mul_ps(scales<kOne>(w), a.scale), acc);
+    acc[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_mul_ps(scales<kOne>(w), a.scale), acc[0]);
   }
 
   Activation activation(const BlockQ80* x) const { return make_activation<false>(x); }
-  __m512 accumulate(const BlockQ80* w, const Activation& a, __m512 acc) const { return add<false>(w, a, acc); }
+  void accumulate(const BlockQ80* w, const Activation& a, __m512 (&acc)[1]) const { add<false>(w, a, acc); }
   // The last block of an odd count, as a step whose second block is all zeros.
   Activation activation_tail(const BlockQ80* x, std::size_t) const { return make_activation<true>(x); }
-  __m512 accumulate_tail(const BlockQ80* w, const Activation& a, __m512 acc, std::size_t) const {
-    return add<true>(w, a, acc);
+  void accumulate_tail(const BlockQ80* w, const Activation& a, __m512 (&acc)[1], std::size_t) const {
+    add<true>(w, a, acc);
   }
 };
 

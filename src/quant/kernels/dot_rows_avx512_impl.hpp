@@ -1,15 +1,16 @@
 #pragma once
 // The row loops of the AVX-512 Q8_0, F16 and BF16 dot kernels: R rows walked side by side, each
-// step's activation loaded once for all of them, every row accumulating in two zmm of float lanes
-// (alternate steps, so that each FMA chain is half as long) reduced at the end. A row's float
-// operations are the same whatever R is, so the rows and four-runs kernels give the one-row
-// kernel's bits. Everything here is in an anonymous namespace so that each translation unit keeps
-// its own copy, compiled with its own flags.
+// step's activation loaded once for all of them, every row accumulating in 2 * kVectors zmm of float
+// lanes (kVectors per step, alternate steps in alternate sets, so that the FMA chains are short)
+// summed at the end. A row's float operations are the same whatever R is, so the rows and
+// four-runs kernels give the one-row kernel's bits. Everything here is in an anonymous namespace so
+// that each translation unit keeps its own copy, compiled with its own flags.
 //
-// A Kernel provides: kStep (blocks per step); activation(x) -> A, the activation side of blocks
-// x[0..kStep); accumulate(w, a, acc) -> acc plus the step's products with w[0..kStep); and for a
-// last partial step of `left` < kStep blocks, activation_tail(x, left) and accumulate_tail(w, a,
-// acc, left), which read nothing past x[left - 1] and w[left - 1].
+// A Kernel provides: kStep (blocks per step) and kVectors; activation(x) -> A, the activation side
+// of blocks x[0..kStep); accumulate(w, a, acc) adding the step's products with w[0..kStep) to the
+// kVectors accumulators acc; and for a last partial step of `left` < kStep blocks,
+// activation_tail(x, left) and accumulate_tail(w, a, acc, left), which read nothing past
+// x[left - 1] and w[left - 1].
 #include <cstddef>
 
 #include "core/simd_avx512.hpp"
@@ -22,29 +23,36 @@ template <class Kernel, class Weight, class Activation, std::size_t R>
 inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
                              std::size_t blocks, float* const (&out)[R]) {
   constexpr std::size_t kStep = Kernel::kStep;
-  // Two steps per iteration, one per accumulator: indexing the accumulators by a step counter
-  // would keep them in memory.
-  __m512 even[R];
-  __m512 odd[R];
-  for (std::size_t r = 0; r < R; ++r) even[r] = odd[r] = _mm512_setzero_ps();
+  constexpr std::size_t kVectors = Kernel::kVectors;
+  // Two steps per iteration, one per set of accumulators: indexing the sets by a step counter would
+  // keep them in memory.
+  __m512 even[R][kVectors];
+  __m512 odd[R][kVectors];
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < kVectors; ++v) even[r][v] = odd[r][v] = _mm512_setzero_ps();
+  }
   std::size_t b = 0;
   for (; b + 2 * kStep <= blocks; b += 2 * kStep) {
     const auto first = kernel.activation(x + b);
     const auto second = kernel.activation(x + b + kStep);
-    for (std::size_t r = 0; r < R; ++r) even[r] = kernel.accumulate(rows[r] + b, first, even[r]);
-    for (std::size_t r = 0; r < R; ++r) odd[r] = kernel.accumulate(rows[r] + b + kStep, second, odd[r]);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b, first, even[r]);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b + kStep, second, odd[r]);
   }
   if (b + kStep <= blocks) {
     const auto a = kernel.activation(x + b);
-    for (std::size_t r = 0; r < R; ++r) even[r] = kernel.accumulate(rows[r] + b, a, even[r]);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b, a, even[r]);
     b += kStep;
   }
   if (b < blocks) {
     const std::size_t left = blocks - b;
     const auto a = kernel.activation_tail(x + b, left);
-    for (std::size_t r = 0; r < R; ++r) odd[r] = kernel.accumulate_tail(rows[r] + b, a, odd[r], left);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate_tail(rows[r] + b, a, odd[r], left);
   }
-  for (std::size_t r = 0; r < R; ++r) *out[r] = _mm512_reduce_add_ps(_mm512_add_ps(even[r], odd[r]));
+  for (std::size_t r = 0; r < R; ++r) {
+    __m512 sum = _mm512_add_ps(even[r][0], odd[r][0]);
+    for (std::size_t v = 1; v < kVectors; ++v) sum = _mm512_add_ps(sum, _mm512_add_ps(even[r][v], odd[r][v]));
+    *out[r] = _mm512_reduce_add_ps(sum);
+  }
 }
 
 template <class Kernel, class Weight, class Activation>

@@ -167,46 +167,35 @@ class GgmlGraph {
 template <class Format>
 struct BenchFormat;
 
-template <>
-struct BenchFormat<detail::F16Format> {
-  static constexpr const char* kName = "f16";
-  static constexpr GgmlType kGgmlType = GgmlType::F16;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_f16; }
+template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot>
+struct BenchFormatOf {
+  static constexpr GgmlType kGgmlType = kType;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().*kVecDot; }
 };
 
 template <>
-struct BenchFormat<detail::BF16Format> {
-  static constexpr const char* kName = "bf16";
-  static constexpr GgmlType kGgmlType = GgmlType::BF16;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_bf16; }
-};
-
-template <>
-struct BenchFormat<detail::Q80Format> {
-  static constexpr const char* kName = "q8_0";
-  static constexpr GgmlType kGgmlType = GgmlType::Q8_0;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q8_0_q8_0; }
-};
-
-template <>
-struct BenchFormat<detail::Q4KFormat> {
+struct BenchFormat<detail::Q4KFormat> : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K> {
   static constexpr const char* kName = "q4k";
-  static constexpr GgmlType kGgmlType = GgmlType::Q4_K;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q4_K_q8_K; }
 };
-
 template <>
-struct BenchFormat<detail::Q5KFormat> {
+struct BenchFormat<detail::Q5KFormat> : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K> {
   static constexpr const char* kName = "q5k";
-  static constexpr GgmlType kGgmlType = GgmlType::Q5_K;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q5_K_q8_K; }
 };
-
 template <>
-struct BenchFormat<detail::Q6KFormat> {
+struct BenchFormat<detail::Q6KFormat> : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K> {
   static constexpr const char* kName = "q6k";
-  static constexpr GgmlType kGgmlType = GgmlType::Q6_K;
-  static GgmlOracle::VecDotFn vec_dot() { return oracle().ggml_vec_dot_q6_K_q8_K; }
+};
+template <>
+struct BenchFormat<detail::Q80Format> : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0> {
+  static constexpr const char* kName = "q8_0";
+};
+template <>
+struct BenchFormat<detail::F16Format> : BenchFormatOf<GgmlType::F16, &GgmlOracle::ggml_vec_dot_f16> {
+  static constexpr const char* kName = "f16";
+};
+template <>
+struct BenchFormat<detail::BF16Format> : BenchFormatOf<GgmlType::BF16, &GgmlOracle::ggml_vec_dot_bf16> {
+  static constexpr const char* kName = "bf16";
 };
 
 using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format,

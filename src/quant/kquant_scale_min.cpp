@@ -142,4 +142,12 @@ ScaleMinBlock quantize_scale_min(const float* x, const ScaleMinFit& fit) {
   return block;
 }
 
+SubBlockPair sub_block_pair(fp16_t d, fp16_t dmin, const std::uint8_t* packed, int j) {
+  const float scale = fp16_to_fp32(d);
+  const float min = fp16_to_fp32(dmin);
+  const ScaleMin first = unpack_scale_min(packed, j);
+  const ScaleMin second = unpack_scale_min(packed, j + 1);
+  return {scale * first.scale, min * first.min, scale * second.scale, min * second.min};
+}
+
 }  // namespace brick::quant::detail

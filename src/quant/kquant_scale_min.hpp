@@ -49,4 +49,11 @@ constexpr ScaleMin unpack_scale_min(const std::uint8_t* packed, int j) noexcept 
           static_cast<std::uint8_t>((packed[j + 4] >> 4) | ((packed[j] >> 6) << 4))};
 }
 
+// The float scales and mins of sub-blocks j and j + 1 (j even), as ggml's dequantizers compute them:
+// d * scale and dmin * min, each rounded once.
+struct SubBlockPair {
+  float d1, m1, d2, m2;
+};
+SubBlockPair sub_block_pair(fp16_t d, fp16_t dmin, const std::uint8_t* packed, int j);
+
 }  // namespace brick::quant::detail

@@ -2,7 +2,6 @@
 // scale_j / min_j. Same bytes as ggml's quantize_row_q4_K_ref, same floats as dequantize_row_q4_K.
 #include <cstring>
 
-#include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
 #include "quant/kquant_common.hpp"
 #include "quant/kquant_scale_min.hpp"
@@ -11,7 +10,6 @@ namespace brick::quant {
 namespace {
 
 using detail::kScaleMinSubBlocks;
-using detail::unpack_scale_min;
 
 void quantize_block(const float* x, BlockQ4K& block) {
   const detail::ScaleMinBlock fitted = detail::quantize_scale_min(x, detail::kQ4KFit);
@@ -27,18 +25,11 @@ void quantize_block(const float* x, BlockQ4K& block) {
 }
 
 void dequantize_block(const BlockQ4K& block, float* y) {
-  const float d = fp16_to_fp32(block.d);
-  const float dmin = fp16_to_fp32(block.dmin);
   const std::uint8_t* q = block.qs;
   for (int j = 0; j < kScaleMinSubBlocks; j += 2) {
-    const detail::ScaleMin first = unpack_scale_min(block.scales, j);
-    const detail::ScaleMin second = unpack_scale_min(block.scales, j + 1);
-    const float d1 = d * first.scale;
-    const float m1 = dmin * first.min;
-    const float d2 = d * second.scale;
-    const float m2 = dmin * second.min;
-    for (int l = 0; l < 32; ++l) *y++ = d1 * (q[l] & 0xF) - m1;
-    for (int l = 0; l < 32; ++l) *y++ = d2 * (q[l] >> 4) - m2;
+    const detail::SubBlockPair s = detail::sub_block_pair(block.d, block.dmin, block.scales, j);
+    for (int l = 0; l < 32; ++l) *y++ = s.d1 * (q[l] & 0xF) - s.m1;
+    for (int l = 0; l < 32; ++l) *y++ = s.d2 * (q[l] >> 4) - s.m2;
     q += 32;
   }
 }

@@ -83,42 +83,30 @@ std::vector<RowPair> row_pairs() {
 
 // ggml's dot products of each format: its dispatched SIMD one and, for the block formats, its
 // portable C one.
+template <auto kSimd>
+struct GgmlSimdDot {
+  static constexpr auto simd = kSimd;
+};
+template <auto kSimd, auto kGeneric>
+struct GgmlDots : GgmlSimdDot<kSimd> {
+  static constexpr auto generic = kGeneric;
+};
+
 template <class Format>
 struct GgmlDot;
-
 template <>
-struct GgmlDot<quant::detail::F16Format> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_f16;
-};
-
+struct GgmlDot<quant::detail::F16Format> : GgmlSimdDot<&GgmlOracle::vec_dot_f16> {};
 template <>
-struct GgmlDot<quant::detail::BF16Format> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_bf16;
-};
-
+struct GgmlDot<quant::detail::BF16Format> : GgmlSimdDot<&GgmlOracle::vec_dot_bf16> {};
 template <>
-struct GgmlDot<quant::detail::Q80Format> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_q8_0_q8_0;
-  static constexpr auto generic = &GgmlOracle::vec_dot_q8_0_q8_0_generic;
-};
-
+struct GgmlDot<quant::detail::Q80Format>
+    : GgmlDots<&GgmlOracle::vec_dot_q8_0_q8_0, &GgmlOracle::vec_dot_q8_0_q8_0_generic> {};
 template <>
-struct GgmlDot<quant::detail::Q4KFormat> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_q4k_q8k;
-  static constexpr auto generic = &GgmlOracle::vec_dot_q4k_q8k_generic;
-};
-
+struct GgmlDot<quant::detail::Q4KFormat> : GgmlDots<&GgmlOracle::vec_dot_q4k_q8k, &GgmlOracle::vec_dot_q4k_q8k_generic> {};
 template <>
-struct GgmlDot<quant::detail::Q5KFormat> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_q5k_q8k;
-  static constexpr auto generic = &GgmlOracle::vec_dot_q5k_q8k_generic;
-};
-
+struct GgmlDot<quant::detail::Q5KFormat> : GgmlDots<&GgmlOracle::vec_dot_q5k_q8k, &GgmlOracle::vec_dot_q5k_q8k_generic> {};
 template <>
-struct GgmlDot<quant::detail::Q6KFormat> {
-  static constexpr auto simd = &GgmlOracle::vec_dot_q6k_q8k;
-  static constexpr auto generic = &GgmlOracle::vec_dot_q6k_q8k_generic;
-};
+struct GgmlDot<quant::detail::Q6KFormat> : GgmlDots<&GgmlOracle::vec_dot_q6k_q8k, &GgmlOracle::vec_dot_q6k_q8k_generic> {};
 
 class DotOracle : public ::testing::Test {
  protected:

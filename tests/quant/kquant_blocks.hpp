@@ -22,9 +22,11 @@ inline void fill_bytes(std::mt19937_64& rng, void* data, std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(rng());
 }
 
-inline std::vector<quant::BlockQ4K> random_q4k(std::size_t blocks, std::uint64_t seed) {
+// Q4_K and Q5_K blocks: random bytes, then positive super-block scales.
+template <class Block>
+std::vector<Block> random_scale_min_blocks(std::size_t blocks, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<quant::BlockQ4K> out(blocks);
+  std::vector<Block> out(blocks);
   for (auto& block : out) {
     fill_bytes(rng, &block, sizeof block);
     block.d = random_scale(rng, 1e-4f, 2e-2f);
@@ -33,15 +35,12 @@ inline std::vector<quant::BlockQ4K> random_q4k(std::size_t blocks, std::uint64_t
   return out;
 }
 
+inline std::vector<quant::BlockQ4K> random_q4k(std::size_t blocks, std::uint64_t seed) {
+  return random_scale_min_blocks<quant::BlockQ4K>(blocks, seed);
+}
+
 inline std::vector<quant::BlockQ5K> random_q5k(std::size_t blocks, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<quant::BlockQ5K> out(blocks);
-  for (auto& block : out) {
-    fill_bytes(rng, &block, sizeof block);
-    block.d = random_scale(rng, 1e-4f, 2e-2f);
-    block.dmin = random_scale(rng, 1e-4f, 2e-2f);
-  }
-  return out;
+  return random_scale_min_blocks<quant::BlockQ5K>(blocks, seed);
 }
 
 inline std::vector<quant::BlockQ6K> random_q6k(std::size_t blocks, std::uint64_t seed) {

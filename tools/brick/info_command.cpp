@@ -25,7 +25,7 @@ void add_info_command(CLI::App& app) {
     fmt::print("\namx        {}\n", describe(amx_support()));
     const Backend selected = resolve(Backend::Auto);
     fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
-    fmt::print("kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, quantize_q8k: {}\n",
+    fmt::print("kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, x to q8_K / q8_0 / f16 / bf16: {}\n",
                name(selected));
     // ggml numbers its types below 64; every type Brick computes with, in ggml's order.
     fmt::print("matvec     (and fused QKV / gate-up) by weight type:");

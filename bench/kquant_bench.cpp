@@ -1,18 +1,22 @@
-// K-quant kernels side by side with ggml (the oracle libraries), same data, same run:
-//   hot_dot   one 4096-value row in cache, ns per 256-value block: every Brick variant vs ggml_vec_dot
-//   l2_rows   128 rows of 4096 values in L2, ns per block: the multi-row kernels (what a mat-vec runs)
-//             vs ggml_vec_dot row after row, the compute rate without DRAM
+// The weight-type kernels side by side with ggml (the oracle libraries), same data, same run, for
+// every format of the kernel table (Q4_K, Q5_K, Q6_K, Q8_0, F16, BF16):
+//   hot_dot   one 4096-value row in cache, ns per 256 values: every Brick kernel the CPU runs (the
+//             scalar references aside) vs ggml_vec_dot_*
+//   l2_rows   rows of 4096 values in L2 (128 rows, or 512 KiB), ns per 256 values: the multi-row
+//             kernels (what a mat-vec runs) vs ggml_vec_dot_* row after row, the compute rate
+//             without DRAM
 //   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams; the
 //             best of the three is the ceiling for a batch-1 mat-vec
-//   matvec    14336x4096 Q5_K / Q6_K, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
+//   matvec    14336x4096 of each type, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
 //             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
 //             and on a persistent ggml pool
-//   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
-//             separate mat-vecs on a persistent ggml pool
+//   fused     QKV (4096, 32 heads, 8 KV heads; Q5_K_M's and Q4_K_M's types) and gate-up (4096 ->
+//             14336) vs one ggml graph of the separate mat-vecs on a persistent ggml pool
 //   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads, the
 //             mat-vec also while a third thread keeps a CPU busy (wall clock: a stall would show)
-//   quantize  a 4096-value activation row to Q8_K (what every mat-vec does first): each backend vs
-//             ggml's quantize_row_q8_K
+//   convert   a 4096-value x into each activation format (what every mat-vec does first): each
+//             backend vs ggml-cpu's from_float (quantize_row_q8_K, quantize_row_q8_0,
+//             ggml_cpu_fp32_to_fp16, ggml_cpu_fp32_to_bf16)
 // Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
 // medians and their ratios. Run: build/release/bin/brick_kquant_bench
 // --brick_huge_pages puts the weights (ggml's tensors, which both libraries read) and the probe's
@@ -470,7 +474,10 @@ void matvec_ggml(benchmark::State& state, bool pooled) {
 // (QKV: 6 x 18 MB, gate-up: 2 x 80 MB); with two QKV copies (36 MB) part of them stayed in L3
 
 
-struct QkvSetup {
+// Q, K and V of the given formats: Q5_K_M's (Q5_K, Q5_K, Q6_K) or Q4_K_M's (Q4_K, Q4_K, Q6_K).
+template <class QFormat, class KFormat, class VFormat>
+struct QkvSetupOf {
+  static constexpr bool kQkv = true;
   static constexpr std::size_t kHeads = 32, kKvHeads = 8, kHeadDim = 128;
   static constexpr std::size_t kCopies = 6;
   struct Copy {
@@ -481,15 +488,14 @@ struct QkvSetup {
   std::vector<float> x = test::normal(kHidden, 31);
   std::vector<float> out = std::vector<float>((kHeads + 2 * kKvHeads) * kHeadDim);
   double weight_bytes = 0;
-  QkvSetup() {
+  QkvSetupOf() {
     for (std::size_t c = 0; c < kCopies; ++c) {
       auto graph = std::make_unique<GgmlGraph>(std::size_t{24} << 20);
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
-      // Q5_K_M-style: Q and K in Q5_K, V in Q6_K.
-      SharedMatrix<detail::Q5KFormat> q(*graph, kHeads * kHeadDim, kHidden, 200 + 3 * c);
-      SharedMatrix<detail::Q5KFormat> k(*graph, kKvHeads * kHeadDim, kHidden, 201 + 3 * c);
-      SharedMatrix<detail::Q6KFormat> v(*graph, kKvHeads * kHeadDim, kHidden, 202 + 3 * c);
+      SharedMatrix<QFormat> q(*graph, kHeads * kHeadDim, kHidden, 200 + 3 * c);
+      SharedMatrix<KFormat> k(*graph, kKvHeads * kHeadDim, kHidden, 201 + 3 * c);
+      SharedMatrix<VFormat> v(*graph, kKvHeads * kHeadDim, kHidden, 202 + 3 * c);
       for (GgmlOracle::Tensor* w : {q.tensor, k.tensor, v.tensor}) {
         graph->output(oracle().ggml_mul_mat(graph->context(), w, input));
       }
@@ -497,13 +503,17 @@ struct QkvSetup {
       copies.push_back({std::move(graph), q.view, k.view, v.view});
     }
   }
-  static QkvSetup& get() {
-    static QkvSetup setup;
+  static QkvSetupOf& get() {
+    static QkvSetupOf setup;
     return setup;
   }
 };
 
+using QkvSetup = QkvSetupOf<detail::Q5KFormat, detail::Q5KFormat, detail::Q6KFormat>;
+using QkvQ4KMSetup = QkvSetupOf<detail::Q4KFormat, detail::Q4KFormat, detail::Q6KFormat>;
+
 struct GateUpSetup {
+  static constexpr bool kQkv = false;
   static constexpr std::size_t kCopies = 2;
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
@@ -540,7 +550,7 @@ void fused_brick(benchmark::State& state) {
   Setup& setup = Setup::get();
   for (std::size_t turn = 0; auto _ : state) {
     const auto& copy = setup.copies[turn++ % Setup::kCopies];
-    if constexpr (std::is_same_v<Setup, QkvSetup>) {
+    if constexpr (Setup::kQkv) {
       const FusedQKVOp op(copy.q, copy.k, copy.v, Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
       op.run({setup.x}, setup.out, Backend::Auto);
     } else {
@@ -639,27 +649,39 @@ void small_matvec_busy_ggml(benchmark::State& state) {
 // ---------------------------------------------------------------------------------------------
 // activation quantization
 
+// x converted into each activation format, by Brick on `backend` and by ggml-cpu's from_float.
 struct ActivationRow {
   std::vector<float> x = test::normal(4096, 9);
-  std::vector<BlockQ8K> q = std::vector<BlockQ8K>(16);
+  std::vector<BlockQ8K> q8k = std::vector<BlockQ8K>(16);
+  std::vector<BlockQ80> q8_0 = std::vector<BlockQ80>(128);
+  std::vector<fp16_t> halves = std::vector<fp16_t>(4096);
   static ActivationRow& get() {
     static ActivationRow row;
     return row;
   }
 };
 
-void quantize_brick(benchmark::State& state, Backend backend) {
+constexpr const char* kActivationFormats[] = {"q8_K", "q8_0", "f16", "bf16"};
+
+void convert_brick(benchmark::State& state, std::string_view format, Backend backend) {
   ActivationRow& row = ActivationRow::get();
   for (auto _ : state) {
-    quantize_q8k(row.x, row.q, backend);
+    if (format == "q8_K") quantize_q8k(row.x, row.q8k, backend);
+    if (format == "q8_0") quantize_q8_0_activation(row.x, row.q8_0, backend);
+    if (format == "f16") fp32_to_fp16_activation(row.x, row.halves, backend);
+    if (format == "bf16") fp32_to_bf16_row(row.x, row.halves, backend);
     benchmark::ClobberMemory();
   }
 }
 
-void quantize_ggml(benchmark::State& state) {
+void convert_ggml(benchmark::State& state, std::string_view format) {
   ActivationRow& row = ActivationRow::get();
+  const auto n = static_cast<std::int64_t>(row.x.size());
   for (auto _ : state) {
-    oracle().quantize_row_q8_K(row.x.data(), row.q.data(), static_cast<std::int64_t>(row.x.size()));
+    if (format == "q8_K") oracle().quantize_row_q8_K(row.x.data(), row.q8k.data(), n);
+    if (format == "q8_0") oracle().quantize_row_q8_0(row.x.data(), row.q8_0.data(), n);
+    if (format == "f16") oracle().ggml_cpu_fp32_to_fp16(row.x.data(), row.halves.data(), n);
+    if (format == "bf16") oracle().ggml_cpu_fp32_to_bf16(row.x.data(), row.halves.data(), n);
     benchmark::ClobberMemory();
   }
 }
@@ -702,6 +724,8 @@ void register_benchmarks() {
   });
   threaded("fused/qkv/brick", fused_brick<QkvSetup>, 0.1);
   threaded("fused/qkv/ggml_pool", fused_ggml<QkvSetup>, 0.1);
+  threaded("fused/qkv_q4km/brick", fused_brick<QkvQ4KMSetup>, 0.1);
+  threaded("fused/qkv_q4km/ggml_pool", fused_ggml<QkvQ4KMSetup>, 0.1);
   threaded("fused/gate_up/brick", fused_brick<GateUpSetup>, 0.1);
   threaded("fused/gate_up/ggml_pool", fused_ggml<GateUpSetup>, 0.1);
   threaded("pool/empty_call", pool_empty_call, 0.05);
@@ -715,9 +739,14 @@ void register_benchmarks() {
   busy("pool/matvec256_busy/ggml_pool", small_matvec_busy_ggml);
   for (Backend backend : kConcreteBackends) {
     if (!is_supported(backend)) continue;
-    hot(fmt::format("quantize_q8k/brick_{}", name(backend)), [backend](benchmark::State& s) { quantize_brick(s, backend); });
+    for (const char* format : kActivationFormats) {
+      hot(fmt::format("convert_{}/brick_{}", format, name(backend)),
+          [format, backend](benchmark::State& s) { convert_brick(s, format, backend); });
+    }
   }
-  hot("quantize_q8k/ggml", quantize_ggml);
+  for (const char* format : kActivationFormats) {
+    hot(fmt::format("convert_{}/ggml", format), [format](benchmark::State& s) { convert_ggml(s, format); });
+  }
 }
 
 // Keeps every repetition's time per iteration, by benchmark name ("matvec/q6k/brick/2").
@@ -834,7 +863,7 @@ void print_summary(const Collector& c) {
   }
   fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
              "|---|---|---|---|---|---|---|\n");
-  for (const char* op : {"qkv", "gate_up"}) {
+  for (const char* op : {"qkv", "qkv_q4km", "gate_up"}) {
     for (int t : {1, 2}) {
       const std::string ours = fmt::format("fused/{}/brick/{}", op, t);
       const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
@@ -861,11 +890,13 @@ void print_summary(const Collector& c) {
                c.ns("pool/matvec256_busy/ggml_pool/2", Clock::Wall) / 1e3,
                c.ns("pool/matvec256_busy/brick/2", Clock::Wall) / 1e3);
   }
-  fmt::print("\n| quantize a 4096-value row to Q8_K | ns brick | ns ggml | speedup |\n|---|---|---|---|\n");
-  const double ggml_quantize = c.ns("quantize_q8k/ggml");
-  for (Backend backend : kConcreteBackends) {
-    const double ours = c.ns(fmt::format("quantize_q8k/brick_{}", name(backend)));
-    if (ours > 0) fmt::print("| {} | {:.0f} | {:.0f} | {:.2f}x |\n", name(backend), ours, ggml_quantize, ggml_quantize / ours);
+  fmt::print("\n| convert a 4096-value x to | ns brick | ns ggml from_float | speedup |\n|---|---|---|---|\n");
+  for (const char* format : kActivationFormats) {
+    const double ggml = c.ns(fmt::format("convert_{}/ggml", format));
+    for (Backend backend : kConcreteBackends) {
+      const double ours = c.ns(fmt::format("convert_{}/brick_{}", format, name(backend)));
+      if (ours > 0) fmt::print("| {} {} | {:.0f} | {:.0f} | {:.2f}x |\n", format, name(backend), ours, ggml, ggml / ours);
+    }
   }
 }
 

@@ -1,18 +1,22 @@
-// K-quant kernels side by side with ggml (the oracle libraries), same data, same run:
-//   hot_dot   one 4096-value row in cache, ns per 256-value block: every Brick variant vs ggml_vec_dot
-//   l2_rows   128 rows of 4096 values in L2, ns per block: the multi-row kernels (what a mat-vec runs)
-//             vs ggml_vec_dot row after row, the compute rate without DRAM
+// The weight-type kernels side by side with ggml (the oracle libraries), same data, same run, for
+// every format of the kernel table (Q4_K, Q5_K, Q6_K, Q8_0, F16, BF16):
+//   hot_dot   one 4096-value row in cache, ns per 256 values: every Brick kernel the CPU runs (the
+//             scalar references aside) vs ggml_vec_dot_*
+//   l2_rows   rows of 4096 values in L2 (128 rows, or 512 KiB), ns per 256 values: the multi-row
+//             kernels (what a mat-vec runs) vs ggml_vec_dot_* row after row, the compute rate
+//             without DRAM
 //   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams; the
 //             best of the three is the ceiling for a batch-1 mat-vec
-//   matvec    14336x4096 Q5_K / Q6_K, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
+//   matvec    14336x4096 of each type, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
 //             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
 //             and on a persistent ggml pool
-//   fused     QKV (4096, 32 heads, 8 KV heads) and gate-up (4096 -> 14336) vs one ggml graph of the
-//             separate mat-vecs on a persistent ggml pool
+//   fused     QKV (4096, 32 heads, 8 KV heads; Q5_K_M's and Q4_K_M's types) and gate-up (4096 ->
+//             14336) vs one ggml graph of the separate mat-vecs on a persistent ggml pool
 //   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads, the
 //             mat-vec also while a third thread keeps a CPU busy (wall clock: a stall would show)
-//   quantize  a 4096-value activation row to Q8_K (what every mat-vec does first): each backend vs
-//             ggml's quantize_row_q8_K
+//   convert   a 4096-value x into each activation format (what every mat-vec does first): each
+//             backend vs ggml-cpu's from_float (quantize_row_q8_K, quantize_row_q8_0,
+//             ggml_cpu_fp32_to_fp16, ggml_cpu_fp32_to_bf16)
 // Repetitions are interleaved at random (ours and ggml's alternate); the table at the end quotes
 // medians and their ratios. Run: build/release/bin/brick_kquant_bench
 // --brick_huge_pages puts the weights (ggml's tensors, which both libraries read) and the probe's
@@ -31,14 +35,16 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
-#include "brick/quant/dot_kernels.hpp"
 #include "brick/quant/fused_ops.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
 #include "brick/runtime/memory/aligned_buffer.hpp"
+#include "quant/dot_formats_testing.hpp"
+#include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
@@ -160,28 +166,74 @@ class GgmlGraph {
   std::vector<std::uint8_t> work_;
 };
 
-template <class Block>
-constexpr GgmlType ggml_type() {
-  return std::is_same_v<Block, BlockQ5K> ? GgmlType::Q5_K : GgmlType::Q6_K;
+// What the benchmark needs of each weight format beyond the kernel table: its name in the tables,
+// ggml's type and its dot product.
+template <class Format>
+struct BenchFormat;
+
+template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot>
+struct BenchFormatOf {
+  static constexpr GgmlType kGgmlType = kType;
+  static GgmlOracle::VecDotFn vec_dot() { return oracle().*kVecDot; }
+};
+
+template <>
+struct BenchFormat<detail::Q4KFormat> : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K> {
+  static constexpr const char* kName = "q4k";
+};
+template <>
+struct BenchFormat<detail::Q5KFormat> : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K> {
+  static constexpr const char* kName = "q5k";
+};
+template <>
+struct BenchFormat<detail::Q6KFormat> : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K> {
+  static constexpr const char* kName = "q6k";
+};
+template <>
+struct BenchFormat<detail::Q80Format> : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0> {
+  static constexpr const char* kName = "q8_0";
+};
+template <>
+struct BenchFormat<detail::F16Format> : BenchFormatOf<GgmlType::F16, &GgmlOracle::ggml_vec_dot_f16> {
+  static constexpr const char* kName = "f16";
+};
+template <>
+struct BenchFormat<detail::BF16Format> : BenchFormatOf<GgmlType::BF16, &GgmlOracle::ggml_vec_dot_bf16> {
+  static constexpr const char* kName = "bf16";
+};
+
+using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format,
+                                detail::F16Format, detail::BF16Format>;
+
+template <class Visit>
+void for_each_format(Visit&& visit) {
+  std::apply([&](auto... formats) { (visit(formats), ...); }, BenchFormats{});
 }
 
-template <class Block>
-const char* type_name() {
-  return std::is_same_v<Block, BlockQ5K> ? "q5k" : "q6k";
+// `blocks` blocks of what a model holds: normally distributed weights converted as llama-quantize
+// does (the k-quants drawn from a pool of such blocks, which is faster for large matrices).
+template <class Format>
+std::vector<typename Format::Weight> realistic_weights(std::size_t blocks, std::uint64_t seed) {
+  if constexpr (Format::kValues == kBlockSize) {
+    return test::realistic_blocks<typename Format::Weight>(blocks, seed);
+  } else {
+    return test::FormatTesting<Format>::weights_from(test::normal(blocks * Format::kValues, seed, 0.0f, 0.02f));
+  }
 }
 
 // A weight matrix living in a ggml tensor; Brick reads the same bytes.
-template <class Block>
+template <class Format>
 struct SharedMatrix {
   GgmlOracle::Tensor* tensor = nullptr;
-  QuantMatrix<Block> view;
+  WeightMatrix view;
 
   SharedMatrix(GgmlGraph& graph, std::size_t rows, std::size_t cols, std::uint64_t seed)
-      : tensor(graph.matrix(ggml_type<Block>(), rows, cols)) {
-    const std::vector<Block> blocks = test::realistic_blocks<Block>(rows * cols / kBlockSize, seed);
-    auto* data = static_cast<Block*>(oracle().ggml_get_data(tensor));
-    std::memcpy(data, blocks.data(), blocks.size() * sizeof(Block));
-    view = {std::span<const Block>(data, blocks.size()), rows, cols};
+      : tensor(graph.matrix(BenchFormat<Format>::kGgmlType, rows, cols)) {
+    const auto blocks = realistic_weights<Format>(rows * cols / Format::kValues, seed);
+    const std::size_t bytes = blocks.size() * sizeof(blocks[0]);
+    auto* data = static_cast<std::byte*>(oracle().ggml_get_data(tensor));
+    std::memcpy(data, blocks.data(), bytes);
+    view = WeightMatrix(Format::kType, std::span<const std::byte>(data, bytes), rows, cols);
   }
 };
 
@@ -198,57 +250,30 @@ void report_bytes(benchmark::State& state, double bytes_per_iteration) {
 // ---------------------------------------------------------------------------------------------
 // hot dot
 
-template <class Block>
+template <class Format>
 struct HotRow {
-  std::vector<Block> w = test::realistic_blocks<Block>(16, 7);
-  std::vector<BlockQ8K> x = [] {
-    std::vector<BlockQ8K> q(16);
-    quantize_q8k(test::normal(4096, 8), q);
-    return q;
-  }();
+  static constexpr std::size_t kBlocks = 4096 / Format::kValues;
+  std::vector<typename Format::Weight> w = realistic_weights<Format>(kBlocks, 7);
+  std::vector<typename Format::Activation> x = test::FormatTesting<Format>::activations_from(test::normal(4096, 8));
   static const HotRow& get() {
     static const HotRow row;
     return row;
   }
 };
 
-template <class Block>
-auto dot_kernel(DotIsa isa) {
-  if constexpr (std::is_same_v<Block, BlockQ5K>) {
-    return dot_q5k_q8k_kernel(isa);
-  } else {
-    return dot_q6k_q8k_kernel(isa);
-  }
-}
-
-template <class Block>
-auto rows_kernel(DotIsa isa) {
-  if constexpr (std::is_same_v<Block, BlockQ5K>) {
-    return dot_q5k_q8k_rows_kernel(isa);
-  } else {
-    return dot_q6k_q8k_rows_kernel(isa);
-  }
-}
-
-template <class Block>
-auto ggml_vec_dot() {
-  return std::is_same_v<Block, BlockQ5K> ? oracle().ggml_vec_dot_q5_K_q8_K : oracle().ggml_vec_dot_q6_K_q8_K;
-}
-
-template <class Block>
-void hot_dot_brick(benchmark::State& state, DotIsa isa) {
-  const HotRow<Block>& row = HotRow<Block>::get();
-  const auto kernel = dot_kernel<Block>(isa);
+template <class Format>
+void hot_dot_brick(benchmark::State& state, const detail::DotKernel<Format>& kernel) {
+  const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
-    float s = kernel(row.w.data(), row.x.data(), 16);
+    float s = kernel.row(row.w.data(), row.x.data(), HotRow<Format>::kBlocks);
     benchmark::DoNotOptimize(s);
   }
 }
 
-template <class Block>
+template <class Format>
 void hot_dot_ggml(benchmark::State& state) {
-  const HotRow<Block>& row = HotRow<Block>::get();
-  const auto vec_dot = ggml_vec_dot<Block>();
+  const HotRow<Format>& row = HotRow<Format>::get();
+  const auto vec_dot = BenchFormat<Format>::vec_dot();
   for (auto _ : state) {
     float s = 0;
     vec_dot(4096, &s, 0, row.w.data(), 0, row.x.data(), 0, 1);
@@ -259,36 +284,40 @@ void hot_dot_ggml(benchmark::State& state) {
 // ---------------------------------------------------------------------------------------------
 // rows in L2
 
-constexpr std::size_t kL2Rows = 128;
+// 128 rows of 4096 values, fewer for the 16-bit formats: at most 512 KiB, half this CPU's L2.
+template <class Format>
+constexpr std::size_t l2_rows() {
+  return std::min<std::size_t>(128, (512u << 10) / (HotRow<Format>::kBlocks * sizeof(typename Format::Weight)));
+}
 
-template <class Block>
+template <class Format>
 struct L2Matrix {
-  std::vector<Block> w = test::realistic_blocks<Block>(kL2Rows * 16, 9);
-  std::vector<float> out = std::vector<float>(kL2Rows);
+  std::vector<typename Format::Weight> w = realistic_weights<Format>(l2_rows<Format>() * HotRow<Format>::kBlocks, 9);
+  std::vector<float> out = std::vector<float>(l2_rows<Format>());
   static L2Matrix& get() {
     static L2Matrix matrix;
     return matrix;
   }
 };
 
-template <class Block>
-void l2_rows_brick(benchmark::State& state, DotIsa isa) {
-  L2Matrix<Block>& m = L2Matrix<Block>::get();
-  const HotRow<Block>& row = HotRow<Block>::get();
-  const auto kernel = rows_kernel<Block>(isa);
+template <class Format>
+void l2_rows_brick(benchmark::State& state, const detail::DotKernel<Format>& kernel) {
+  L2Matrix<Format>& m = L2Matrix<Format>::get();
+  const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
-    kernel(m.w.data(), kL2Rows, row.x.data(), 16, m.out.data());
+    kernel.rows(m.w.data(), l2_rows<Format>(), row.x.data(), HotRow<Format>::kBlocks, m.out.data());
     benchmark::ClobberMemory();
   }
 }
 
-template <class Block>
+template <class Format>
 void l2_rows_ggml(benchmark::State& state) {
-  L2Matrix<Block>& m = L2Matrix<Block>::get();
-  const HotRow<Block>& row = HotRow<Block>::get();
-  const auto vec_dot = ggml_vec_dot<Block>();
+  L2Matrix<Format>& m = L2Matrix<Format>::get();
+  const HotRow<Format>& row = HotRow<Format>::get();
+  const auto vec_dot = BenchFormat<Format>::vec_dot();
+  constexpr std::size_t kBlocks = HotRow<Format>::kBlocks;
   for (auto _ : state) {
-    for (std::size_t r = 0; r < kL2Rows; ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + 16 * r, 0, row.x.data(), 0, 1);
+    for (std::size_t r = 0; r < l2_rows<Format>(); ++r) vec_dot(4096, &m.out[r], 0, m.w.data() + kBlocks * r, 0, row.x.data(), 0, 1);
     benchmark::ClobberMemory();
   }
 }
@@ -376,11 +405,11 @@ constexpr std::size_t kCopies = 3;
 constexpr std::size_t kFfn = 14336;
 constexpr std::size_t kHidden = 4096;
 
-template <class Block>
+template <class Format>
 struct MatvecSetup {
-  GgmlGraph graph{kCopies * (kFfn * kHidden / kBlockSize * sizeof(Block) + 4 * (kFfn + kHidden)) + (16u << 20)};
+  GgmlGraph graph{kCopies * (*row_bytes(Format::kType, kHidden) * kFfn + 4 * (kFfn + kHidden)) + (16u << 20)};
   GgmlOracle::Tensor* input = graph.vector(kHidden);
-  std::vector<SharedMatrix<Block>> copies;
+  std::vector<SharedMatrix<Format>> copies;
   std::vector<float> x = test::normal(kHidden, 21);
   std::vector<float> y = std::vector<float>(kFfn);
 
@@ -398,11 +427,11 @@ struct MatvecSetup {
 };
 
 // ggml's graph holds all copies; one compute runs them all, so each copy gets its own graph here.
-template <class Block>
+template <class Format>
 struct GgmlMatvecCopies {
   std::vector<std::unique_ptr<GgmlGraph>> graphs;
   GgmlMatvecCopies() {
-    MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
+    MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
     for (std::size_t c = 0; c < kCopies; ++c) {
       auto graph = std::make_unique<GgmlGraph>(std::size_t{1} << 20);
       graph->output(oracle().ggml_mul_mat(graph->context(), setup.copies[c].tensor, setup.input));
@@ -415,29 +444,29 @@ struct GgmlMatvecCopies {
   }
 };
 
-template <class Block>
+template <class Format>
 void matvec_brick(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
+  MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
   std::size_t turn = 0;
   for (auto _ : state) {
     matvec(setup.copies[turn++ % kCopies].view, std::span<const float>(setup.x), std::span(setup.y), pool(threads));
     benchmark::ClobberMemory();
   }
-  report_bytes(state, setup.copies[0].view.bytes());
+  report_bytes(state, bytes(setup.copies[0].view));
 }
 
-template <class Block>
+template <class Format>
 void matvec_ggml(benchmark::State& state, bool pooled) {
   const int threads = static_cast<int>(state.range(0));
-  MatvecSetup<Block>& setup = MatvecSetup<Block>::get();
-  GgmlMatvecCopies<Block>& ggml = GgmlMatvecCopies<Block>::get();
+  MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
+  GgmlMatvecCopies<Format>& ggml = GgmlMatvecCopies<Format>::get();
   std::size_t turn = 0;
   for (auto _ : state) {
     GgmlGraph& graph = *ggml.graphs[turn++ % kCopies];
     pooled ? graph.compute_pooled(threads) : graph.compute_with_ctx(threads);
   }
-  report_bytes(state, setup.copies[0].view.bytes());
+  report_bytes(state, bytes(setup.copies[0].view));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +474,10 @@ void matvec_ggml(benchmark::State& state, bool pooled) {
 // (QKV: 6 x 18 MB, gate-up: 2 x 80 MB); with two QKV copies (36 MB) part of them stayed in L3
 
 
-struct QkvSetup {
+// Q, K and V of the given formats: Q5_K_M's (Q5_K, Q5_K, Q6_K) or Q4_K_M's (Q4_K, Q4_K, Q6_K).
+template <class QFormat, class KFormat, class VFormat>
+struct QkvSetupOf {
+  static constexpr bool kQkv = true;
   static constexpr std::size_t kHeads = 32, kKvHeads = 8, kHeadDim = 128;
   static constexpr std::size_t kCopies = 6;
   struct Copy {
@@ -456,29 +488,32 @@ struct QkvSetup {
   std::vector<float> x = test::normal(kHidden, 31);
   std::vector<float> out = std::vector<float>((kHeads + 2 * kKvHeads) * kHeadDim);
   double weight_bytes = 0;
-  QkvSetup() {
+  QkvSetupOf() {
     for (std::size_t c = 0; c < kCopies; ++c) {
       auto graph = std::make_unique<GgmlGraph>(std::size_t{24} << 20);
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
-      // Q5_K_M-style: Q and K in Q5_K, V in Q6_K.
-      SharedMatrix<BlockQ5K> q(*graph, kHeads * kHeadDim, kHidden, 200 + 3 * c);
-      SharedMatrix<BlockQ5K> k(*graph, kKvHeads * kHeadDim, kHidden, 201 + 3 * c);
-      SharedMatrix<BlockQ6K> v(*graph, kKvHeads * kHeadDim, kHidden, 202 + 3 * c);
+      SharedMatrix<QFormat> q(*graph, kHeads * kHeadDim, kHidden, 200 + 3 * c);
+      SharedMatrix<KFormat> k(*graph, kKvHeads * kHeadDim, kHidden, 201 + 3 * c);
+      SharedMatrix<VFormat> v(*graph, kKvHeads * kHeadDim, kHidden, 202 + 3 * c);
       for (GgmlOracle::Tensor* w : {q.tensor, k.tensor, v.tensor}) {
         graph->output(oracle().ggml_mul_mat(graph->context(), w, input));
       }
-      weight_bytes = q.view.bytes() + k.view.bytes() + v.view.bytes();
+      weight_bytes = bytes(q.view) + bytes(k.view) + bytes(v.view);
       copies.push_back({std::move(graph), q.view, k.view, v.view});
     }
   }
-  static QkvSetup& get() {
-    static QkvSetup setup;
+  static QkvSetupOf& get() {
+    static QkvSetupOf setup;
     return setup;
   }
 };
 
+using QkvSetup = QkvSetupOf<detail::Q5KFormat, detail::Q5KFormat, detail::Q6KFormat>;
+using QkvQ4KMSetup = QkvSetupOf<detail::Q4KFormat, detail::Q4KFormat, detail::Q6KFormat>;
+
 struct GateUpSetup {
+  static constexpr bool kQkv = false;
   static constexpr std::size_t kCopies = 2;
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
@@ -494,12 +529,12 @@ struct GateUpSetup {
       auto graph = std::make_unique<GgmlGraph>(2 * kFfn * kHidden / kBlockSize * sizeof(BlockQ5K) + (4u << 20));
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
-      SharedMatrix<BlockQ5K> gate(*graph, kFfn, kHidden, 300 + 2 * c);
-      SharedMatrix<BlockQ5K> up(*graph, kFfn, kHidden, 301 + 2 * c);
+      SharedMatrix<detail::Q5KFormat> gate(*graph, kFfn, kHidden, 300 + 2 * c);
+      SharedMatrix<detail::Q5KFormat> up(*graph, kFfn, kHidden, 301 + 2 * c);
       GgmlOracle::Context* ctx = graph->context();
       graph->output(extra.mul(ctx, extra.silu(ctx, oracle().ggml_mul_mat(ctx, gate.tensor, input)),
                               oracle().ggml_mul_mat(ctx, up.tensor, input)));
-      weight_bytes = gate.view.bytes() + up.view.bytes();
+      weight_bytes = bytes(gate.view) + bytes(up.view);
       copies.push_back({std::move(graph), gate.view, up.view});
     }
   }
@@ -515,7 +550,7 @@ void fused_brick(benchmark::State& state) {
   Setup& setup = Setup::get();
   for (std::size_t turn = 0; auto _ : state) {
     const auto& copy = setup.copies[turn++ % Setup::kCopies];
-    if constexpr (std::is_same_v<Setup, QkvSetup>) {
+    if constexpr (Setup::kQkv) {
       const FusedQKVOp op(copy.q, copy.k, copy.v, Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
       op.run({setup.x}, setup.out, Backend::Auto);
     } else {
@@ -549,7 +584,7 @@ void pool_empty_call(benchmark::State& state) {
 struct SmallMatvec {
   GgmlGraph graph{1u << 20};
   GgmlOracle::Tensor* input = graph.vector(256);
-  SharedMatrix<BlockQ6K> w{graph, 256, 256, 500};
+  SharedMatrix<detail::Q6KFormat> w{graph, 256, 256, 500};
   std::vector<float> x = test::normal(256, 51);
   std::vector<float> y = std::vector<float>(256);
   SmallMatvec() {
@@ -614,27 +649,39 @@ void small_matvec_busy_ggml(benchmark::State& state) {
 // ---------------------------------------------------------------------------------------------
 // activation quantization
 
+// x converted into each activation format, by Brick on `backend` and by ggml-cpu's from_float.
 struct ActivationRow {
   std::vector<float> x = test::normal(4096, 9);
-  std::vector<BlockQ8K> q = std::vector<BlockQ8K>(16);
+  std::vector<BlockQ8K> q8k = std::vector<BlockQ8K>(16);
+  std::vector<BlockQ80> q8_0 = std::vector<BlockQ80>(128);
+  std::vector<fp16_t> halves = std::vector<fp16_t>(4096);
   static ActivationRow& get() {
     static ActivationRow row;
     return row;
   }
 };
 
-void quantize_brick(benchmark::State& state, Backend backend) {
+constexpr const char* kActivationFormats[] = {"q8_K", "q8_0", "f16", "bf16"};
+
+void convert_brick(benchmark::State& state, std::string_view format, Backend backend) {
   ActivationRow& row = ActivationRow::get();
   for (auto _ : state) {
-    quantize_q8k(row.x, row.q, backend);
+    if (format == "q8_K") quantize_q8k(row.x, row.q8k, backend);
+    if (format == "q8_0") quantize_q8_0_activation(row.x, row.q8_0, backend);
+    if (format == "f16") fp32_to_fp16_activation(row.x, row.halves, backend);
+    if (format == "bf16") fp32_to_bf16_row(row.x, row.halves, backend);
     benchmark::ClobberMemory();
   }
 }
 
-void quantize_ggml(benchmark::State& state) {
+void convert_ggml(benchmark::State& state, std::string_view format) {
   ActivationRow& row = ActivationRow::get();
+  const auto n = static_cast<std::int64_t>(row.x.size());
   for (auto _ : state) {
-    oracle().quantize_row_q8_K(row.x.data(), row.q.data(), static_cast<std::int64_t>(row.x.size()));
+    if (format == "q8_K") oracle().quantize_row_q8_K(row.x.data(), row.q8k.data(), n);
+    if (format == "q8_0") oracle().quantize_row_q8_0(row.x.data(), row.q8_0.data(), n);
+    if (format == "f16") oracle().ggml_cpu_fp32_to_fp16(row.x.data(), row.halves.data(), n);
+    if (format == "bf16") oracle().ggml_cpu_fp32_to_bf16(row.x.data(), row.halves.data(), n);
     benchmark::ClobberMemory();
   }
 }
@@ -646,20 +693,21 @@ void register_benchmarks() {
   const auto hot = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->MinTime(0.05);
   };
-  for (DotIsa isa : kDotIsas) {
-    if (!is_supported(isa) || isa == DotIsa::Scalar) continue;
-    hot(fmt::format("hot_dot/q5k/brick_{}", name(isa)), [isa](benchmark::State& s) { hot_dot_brick<BlockQ5K>(s, isa); });
-    hot(fmt::format("hot_dot/q6k/brick_{}", name(isa)), [isa](benchmark::State& s) { hot_dot_brick<BlockQ6K>(s, isa); });
-  }
-  hot("hot_dot/q5k/ggml", hot_dot_ggml<BlockQ5K>);
-  hot("hot_dot/q6k/ggml", hot_dot_ggml<BlockQ6K>);
-  for (DotIsa isa : kDotIsas) {
-    if (!is_supported(isa) || isa == DotIsa::Scalar) continue;
-    hot(fmt::format("l2_rows/q5k/brick_{}", name(isa)), [isa](benchmark::State& s) { l2_rows_brick<BlockQ5K>(s, isa); });
-    hot(fmt::format("l2_rows/q6k/brick_{}", name(isa)), [isa](benchmark::State& s) { l2_rows_brick<BlockQ6K>(s, isa); });
-  }
-  hot("l2_rows/q5k/ggml", l2_rows_ggml<BlockQ5K>);
-  hot("l2_rows/q6k/ggml", l2_rows_ggml<BlockQ6K>);
+  // Every kernel of the table this CPU runs, but the scalar references, against ggml's dot.
+  for_each_format([&](auto format) {
+    using Format = decltype(format);
+    const char* type = BenchFormat<Format>::kName;
+    for (const detail::DotKernel<Format>& kernel : detail::kDotKernels<Format>) {
+      if (kernel.isa == detail::Isa::Scalar || !detail::is_supported(kernel.isa)) continue;
+      const auto* k = &kernel;
+      hot(fmt::format("hot_dot/{}/brick_{}", type, detail::name(kernel.isa)),
+          [k](benchmark::State& s) { hot_dot_brick<Format>(s, *k); });
+      hot(fmt::format("l2_rows/{}/brick_{}", type, detail::name(kernel.isa)),
+          [k](benchmark::State& s) { l2_rows_brick<Format>(s, *k); });
+    }
+    hot(fmt::format("hot_dot/{}/ggml", type), hot_dot_ggml<Format>);
+    hot(fmt::format("l2_rows/{}/ggml", type), l2_rows_ggml<Format>);
+  });
 
   const auto threaded = [](const std::string& name, auto fn, double min_time) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->Arg(1)->Arg(2)->UseRealTime()->MinTime(min_time);
@@ -667,14 +715,17 @@ void register_benchmarks() {
   threaded("bandwidth/2streams", bandwidth<kProbeStreams[0]>, 0.1);
   threaded("bandwidth/4streams", bandwidth<kProbeStreams[1]>, 0.1);
   threaded("bandwidth/8streams", bandwidth<kProbeStreams[2]>, 0.1);
-  threaded("matvec/q5k/brick", matvec_brick<BlockQ5K>, 0.1);
-  threaded("matvec/q6k/brick", matvec_brick<BlockQ6K>, 0.1);
-  threaded("matvec/q5k/ggml", [](benchmark::State& s) { matvec_ggml<BlockQ5K>(s, false); }, 0.1);
-  threaded("matvec/q6k/ggml", [](benchmark::State& s) { matvec_ggml<BlockQ6K>(s, false); }, 0.1);
-  threaded("matvec/q5k/ggml_pool", [](benchmark::State& s) { matvec_ggml<BlockQ5K>(s, true); }, 0.1);
-  threaded("matvec/q6k/ggml_pool", [](benchmark::State& s) { matvec_ggml<BlockQ6K>(s, true); }, 0.1);
+  for_each_format([&](auto format) {
+    using Format = decltype(format);
+    const char* type = BenchFormat<Format>::kName;
+    threaded(fmt::format("matvec/{}/brick", type), matvec_brick<Format>, 0.1);
+    threaded(fmt::format("matvec/{}/ggml", type), [](benchmark::State& s) { matvec_ggml<Format>(s, false); }, 0.1);
+    threaded(fmt::format("matvec/{}/ggml_pool", type), [](benchmark::State& s) { matvec_ggml<Format>(s, true); }, 0.1);
+  });
   threaded("fused/qkv/brick", fused_brick<QkvSetup>, 0.1);
   threaded("fused/qkv/ggml_pool", fused_ggml<QkvSetup>, 0.1);
+  threaded("fused/qkv_q4km/brick", fused_brick<QkvQ4KMSetup>, 0.1);
+  threaded("fused/qkv_q4km/ggml_pool", fused_ggml<QkvQ4KMSetup>, 0.1);
   threaded("fused/gate_up/brick", fused_brick<GateUpSetup>, 0.1);
   threaded("fused/gate_up/ggml_pool", fused_ggml<GateUpSetup>, 0.1);
   threaded("pool/empty_call", pool_empty_call, 0.05);
@@ -688,9 +739,14 @@ void register_benchmarks() {
   busy("pool/matvec256_busy/ggml_pool", small_matvec_busy_ggml);
   for (Backend backend : kConcreteBackends) {
     if (!is_supported(backend)) continue;
-    hot(fmt::format("quantize_q8k/brick_{}", name(backend)), [backend](benchmark::State& s) { quantize_brick(s, backend); });
+    for (const char* format : kActivationFormats) {
+      hot(fmt::format("convert_{}/brick_{}", format, name(backend)),
+          [format, backend](benchmark::State& s) { convert_brick(s, format, backend); });
+    }
   }
-  hot("quantize_q8k/ggml", quantize_ggml);
+  for (const char* format : kActivationFormats) {
+    hot(fmt::format("convert_{}/ggml", format), [format](benchmark::State& s) { convert_ggml(s, format); });
+  }
 }
 
 // Keeps every repetition's time per iteration, by benchmark name ("matvec/q6k/brick/2").
@@ -764,22 +820,23 @@ void print_summary(const Collector& c) {
     fmt::print("Weights and probe on ordinary pages (--brick_huge_pages for huge pages).\n");
   }
   fmt::print("\n");
-  fmt::print("| hot dot, 4096-value row in L1 | ns/block brick | ns/block ggml | speedup |\n|---|---|---|---|\n");
-  for (const char* type : {"q5k", "q6k"}) {
-    const double ggml = c.ns(fmt::format("hot_dot/{}/ggml", type)) / 16;
-    for (DotIsa isa : kDotIsas) {
-      const double ours = c.ns(fmt::format("hot_dot/{}/brick_{}", type, name(isa))) / 16;
-      if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, name(isa), ours, ggml, ggml / ours);
-    }
-  }
-  fmt::print("\n| rows, 128x4096 in L2 | ns/block brick | ns/block ggml | speedup |\n|---|---|---|---|\n");
-  for (const char* type : {"q5k", "q6k"}) {
-    const double ggml = c.ns(fmt::format("l2_rows/{}/ggml", type)) / (16 * kL2Rows);
-    for (DotIsa isa : kDotIsas) {
-      const double ours = c.ns(fmt::format("l2_rows/{}/brick_{}", type, name(isa))) / (16 * kL2Rows);
-      if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, name(isa), ours, ggml, ggml / ours);
-    }
-  }
+  // Per 256 values (a k-quant block, eight Q8_0 blocks), so that the formats compare.
+  const auto kernel_table = [&](const char* title, const char* bench, bool rows) {
+    fmt::print("| {} | ns/256 values brick | ns/256 values ggml | speedup |\n|---|---|---|---|\n", title);
+    for_each_format([&](auto format) {
+      using Format = decltype(format);
+      const char* type = BenchFormat<Format>::kName;
+      const double per_call = rows ? 16.0 * l2_rows<Format>() : 16.0;
+      const double ggml = c.ns(fmt::format("{}/{}/ggml", bench, type)) / per_call;
+      for (detail::Isa isa : detail::kIsas) {
+        const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, detail::name(isa))) / per_call;
+        if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, detail::name(isa), ours, ggml, ggml / ours);
+      }
+    });
+  };
+  kernel_table("hot dot, 4096-value row in L1", "hot_dot", false);
+  fmt::print("\n");
+  kernel_table("rows of 4096 in L2 (128, or 512 KiB)", "l2_rows", true);
   fmt::print("\n| read bandwidth probe | threads | 2 streams GB/s | 4 streams GB/s | 8 streams GB/s |\n|---|---|---|---|---|\n");
   for (int t : {1, 2}) {
     fmt::print("| 256 MiB, widest loads | {}", t);
@@ -790,7 +847,8 @@ void print_summary(const Collector& c) {
     fmt::print("\n| matvec 14336x4096, DRAM{} | threads | read GB/s (best probe) | brick GB/s (of read) | ggml GB/s (of read) | "
                "ggml pooled GB/s (of read) | brick vs ggml | brick vs ggml pooled |\n|---|---|---|---|---|---|---|---|\n",
                clock == Clock::Wall ? ", wall" : "");
-    for (const char* type : {"q5k", "q6k"}) {
+    for_each_format([&](auto format) {
+      const char* type = BenchFormat<decltype(format)>::kName;
       for (int t : {1, 2}) {
         const double bw = read_bandwidth(c, t, clock);
         const double ours = c.gbps(fmt::format("matvec/{}/brick/{}", type, t), clock);
@@ -801,11 +859,11 @@ void print_summary(const Collector& c) {
                    t, bw, ours, 100 * ours / bw, ggml, 100 * ggml / bw, pooled, 100 * pooled / bw, ours / ggml,
                    ours / pooled);
       }
-    }
+    });
   }
   fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
              "|---|---|---|---|---|---|---|\n");
-  for (const char* op : {"qkv", "gate_up"}) {
+  for (const char* op : {"qkv", "qkv_q4km", "gate_up"}) {
     for (int t : {1, 2}) {
       const std::string ours = fmt::format("fused/{}/brick/{}", op, t);
       const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
@@ -832,11 +890,13 @@ void print_summary(const Collector& c) {
                c.ns("pool/matvec256_busy/ggml_pool/2", Clock::Wall) / 1e3,
                c.ns("pool/matvec256_busy/brick/2", Clock::Wall) / 1e3);
   }
-  fmt::print("\n| quantize a 4096-value row to Q8_K | ns brick | ns ggml | speedup |\n|---|---|---|---|\n");
-  const double ggml_quantize = c.ns("quantize_q8k/ggml");
-  for (Backend backend : kConcreteBackends) {
-    const double ours = c.ns(fmt::format("quantize_q8k/brick_{}", name(backend)));
-    if (ours > 0) fmt::print("| {} | {:.0f} | {:.0f} | {:.2f}x |\n", name(backend), ours, ggml_quantize, ggml_quantize / ours);
+  fmt::print("\n| convert a 4096-value x to | ns brick | ns ggml from_float | speedup |\n|---|---|---|---|\n");
+  for (const char* format : kActivationFormats) {
+    const double ggml = c.ns(fmt::format("convert_{}/ggml", format));
+    for (Backend backend : kConcreteBackends) {
+      const double ours = c.ns(fmt::format("convert_{}/brick_{}", format, name(backend)));
+      if (ours > 0) fmt::print("| {} {} | {:.0f} | {:.0f} | {:.2f}x |\n", format, name(backend), ours, ggml, ggml / ours);
+    }
   }
 }
 

@@ -27,7 +27,6 @@
 #include "brick/profile/profile_clock.hpp"
 #include "brick/profile/profiler.hpp"
 #include "brick/profile/profiling_observer.hpp"
-#include "brick/quant/dot_kernels.hpp"
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/fused_ops.hpp"
 #include "brick/quant/kquants.hpp"

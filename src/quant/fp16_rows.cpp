@@ -35,4 +35,10 @@ void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out, Backend 
   }
 }
 
+void fp32_to_fp16_activation(std::span<const float> in, std::span<fp16_t> out, Backend backend) {
+  require_same_size("fp32_to_fp16_activation", in.size(), out.size());
+  fp32_to_fp16_row(in, out, backend);
+  for (std::size_t i = in.size() - in.size() % 4; i < in.size(); ++i) out[i] = fp32_to_fp16_canonical_nan(in[i]);
+}
+
 }  // namespace brick::quant

@@ -58,9 +58,8 @@ void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) 
 }
 
 void FusedQKVOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {
-  const DotIsa isa = dot_isa(backend);
-  const std::array<detail::RowSource, 3> sources = {detail::row_source(wq_, isa), detail::row_source(wk_, isa),
-                                                    detail::row_source(wv_, isa)};
+  const std::array<detail::RowSource, 3> sources = {
+      detail::row_source(wq_, backend), detail::row_source(wk_, backend), detail::row_source(wv_, backend)};
   const detail::Activations x = detail::prepare_activations(sources, x_row, backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
 }
@@ -94,8 +93,8 @@ void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backen
 }
 
 void FusedGateUpOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {
-  const DotIsa isa = dot_isa(backend);
-  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, isa), detail::row_source(up_, isa)};
+  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, backend),
+                                                    detail::row_source(up_, backend)};
   const detail::RowSource& gate = sources[0];
   const detail::RowSource& up = sources[1];
   const detail::Activations xq = detail::prepare_activations(sources, x_row, backend);

@@ -7,8 +7,11 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/bf16.hpp"
+#include "brick/quant/fp16.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/quantize.hpp"
-#include "ops/kernels/f32_kernels.hpp"
+#include "quant/dot_kernel_table.hpp"
 #include "quant/matvec_rows.hpp"
 
 namespace brick::quant {
@@ -22,10 +25,9 @@ void validate(const WeightMatrix& w, std::string_view what) {
     throw InvalidArgument(fmt::format("{}: Brick has no kernels for {} weights", what, name(w.type())));
   }
   const std::size_t block = traits(w.type()).block_values;
-  const bool needs_q8k = detail::activation_type(w.type()) == detail::ActivationType::Q8K;
-  if (w.cols() == 0 || w.cols() % block != 0 || (needs_q8k && w.cols() % kBlockSize != 0)) {
+  if (w.cols() == 0 || w.cols() % block != 0) {
     throw InvalidArgument(fmt::format("{}: {} columns; {} rows need a positive multiple of {}", what, w.cols(),
-                                      name(w.type()), needs_q8k ? kBlockSize : block));
+                                      name(w.type()), block));
   }
   if (w.rows() == 0 || w.row_bytes() == 0 || w.data().size() / w.row_bytes() != w.rows() || w.data().size() % w.row_bytes() != 0) {
     throw InvalidArgument(fmt::format("{}: {} bytes for {} rows of {} {} values; expected {} rows of {} bytes",
@@ -46,46 +48,67 @@ void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) 
 namespace detail {
 namespace {
 
-using GenericKernel = void (*)();
-
-template <class Kernel>
-GenericKernel erase(Kernel kernel) noexcept {
-  return reinterpret_cast<GenericKernel>(kernel);
+template <class Format>
+void rows_call(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
+               float* out) noexcept {
+  static_cast<const DotKernel<Format>*>(source.kernel)
+      ->rows(reinterpret_cast<const typename Format::Weight*>(source.row(first)), count, x.get<Format>(),
+             source.blocks, out);
 }
 
-template <class Kernel>
-Kernel restore(GenericKernel kernel) noexcept {
-  return reinterpret_cast<Kernel>(kernel);
-}
-
-using F32RowsKernel = void (*)(const float* w, std::size_t rows, std::size_t cols, const float* x,
-                               float* y) noexcept;
-
-F32RowsKernel f32_rows_kernel(DotIsa isa) {
-  switch (isa) {
-    case DotIsa::Scalar: return ops::kernels::matvec_f32_scalar;
-    case DotIsa::Avx2: return ops::kernels::matvec_f32_avx2;
-    case DotIsa::Avx512:
-    case DotIsa::Avx512Vnni:
-    case DotIsa::Avx512Gfni: return ops::kernels::matvec_f32_avx512;
-  }
-  return ops::kernels::matvec_f32_scalar;
-}
-
-template <class Block, class Kernel>
-void run_four_runs(GenericKernel kernel, const RowSource* const (&sources)[4], const std::size_t (&firsts)[4],
-                   std::size_t count, const BlockQ8K* x, std::size_t blocks, float* const (&out)[4]) noexcept {
-  const Block* const starts[4] = {reinterpret_cast<const Block*>(sources[0]->row(firsts[0])),
-                                  reinterpret_cast<const Block*>(sources[1]->row(firsts[1])),
-                                  reinterpret_cast<const Block*>(sources[2]->row(firsts[2])),
-                                  reinterpret_cast<const Block*>(sources[3]->row(firsts[3]))};
-  restore<Kernel>(kernel)(starts, count, x, blocks, out);
+template <class Format>
+void four_runs_call(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
+                    const Activations& x, float* const (&out)[4]) noexcept {
+  using Weight = typename Format::Weight;
+  const Weight* const starts[4] = {reinterpret_cast<const Weight*>(sources[0]->row(firsts[0])),
+                                   reinterpret_cast<const Weight*>(sources[1]->row(firsts[1])),
+                                   reinterpret_cast<const Weight*>(sources[2]->row(firsts[2])),
+                                   reinterpret_cast<const Weight*>(sources[3]->row(firsts[3]))};
+  static_cast<const DotKernel<Format>*>(sources[0]->kernel)
+      ->four_runs(starts, count, x.get<Format>(), sources[0]->blocks, out);
 }
 
 // The calling thread's activation buffers, grown on first use of a wider x.
 struct Scratch {
   std::vector<BlockQ8K> q8k;
+  std::vector<BlockQ80> q8_0;
+  std::vector<fp16_t> f16;
+  std::vector<bf16_t> bf16;
 };
+
+template <class Block>
+std::span<Block> grown(std::vector<Block>& buffer, std::size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+  return {buffer.data(), size};
+}
+
+// x in `type`, converted into the scratch buffers unless it is x itself.
+const void* convert(ActivationType type, std::span<const float> x, Scratch& scratch, Backend backend) {
+  switch (type) {
+    case ActivationType::F32: return x.data();
+    case ActivationType::Q8K: {
+      const std::span<BlockQ8K> out = grown(scratch.q8k, x.size() / kBlockSize);
+      quantize_q8k(x, out, backend);
+      return out.data();
+    }
+    case ActivationType::Q8_0: {
+      const std::span<BlockQ80> out = grown(scratch.q8_0, x.size() / kQ80BlockSize);
+      quantize_q8_0_activation(x, out, backend);
+      return out.data();
+    }
+    case ActivationType::F16: {
+      const std::span<fp16_t> out = grown(scratch.f16, x.size());
+      fp32_to_fp16_activation(x, out, backend);
+      return out.data();
+    }
+    case ActivationType::BF16: {
+      const std::span<bf16_t> out = grown(scratch.bf16, x.size());
+      fp32_to_bf16_row(x, out, backend);
+      return out.data();
+    }
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -97,31 +120,17 @@ void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, st
   }
 }
 
-ActivationType activation_type(TensorType weight) noexcept {
-  switch (weight) {
-    case TensorType::Q5_K:
-    case TensorType::Q6_K: return ActivationType::Q8K;
-    default: return ActivationType::F32;
-  }
-}
-
-RowSource row_source(const WeightMatrix& w, DotIsa isa) {
-  RowSource source{w.type(), w.data().data(), w.rows(), w.row_bytes(), w.cols()};
-  switch (w.type()) {
-    case TensorType::Q5_K:
-      source.rows_kernel = erase(dot_q5k_q8k_rows_kernel(isa));
-      source.four_runs_kernel = erase(dot_q5k_q8k_four_runs_kernel(isa));
-      break;
-    case TensorType::Q6_K:
-      source.rows_kernel = erase(dot_q6k_q8k_rows_kernel(isa));
-      source.four_runs_kernel = erase(dot_q6k_q8k_four_runs_kernel(isa));
-      break;
-    case TensorType::F32:
-      source.rows_kernel = erase(f32_rows_kernel(isa));
-      break;
-    default:
-      throw InvalidArgument(fmt::format("mat-vec: Brick has no kernels for {} weights", name(w.type())));
-  }
+RowSource row_source(const WeightMatrix& w, Backend backend) {
+  RowSource source{w.type(), ActivationType::F32, w.data().data(), w.rows(), w.row_bytes()};
+  const bool known = with_format(w.type(), [&](auto format) {
+    using Format = decltype(format);
+    source.activation = Format::kActivation;
+    source.blocks = w.cols() / Format::kValues;
+    source.kernel = &select_kernel<Format>(backend);
+    source.rows_call = &rows_call<Format>;
+    source.four_runs_call = &four_runs_call<Format>;
+  });
+  if (!known) throw InvalidArgument(fmt::format("mat-vec: Brick has no kernels for {} weights", name(w.type())));
   return source;
 }
 
@@ -129,51 +138,21 @@ Activations prepare_activations(std::span<const RowSource> sources, std::span<co
   thread_local Scratch scratch;
   Activations activations;
   activations.cols = x.size();
-  activations.f32 = x.data();
-  const bool needs_q8k = std::any_of(sources.begin(), sources.end(), [](const RowSource& s) {
-    return activation_type(s.type) == ActivationType::Q8K;
-  });
-  if (needs_q8k) {
-    const std::size_t blocks = x.size() / kBlockSize;
-    if (scratch.q8k.size() < blocks) scratch.q8k.resize(blocks);
-    quantize_q8k(x, std::span(scratch.q8k.data(), blocks), backend);
-    activations.q8k = scratch.q8k.data();
+  for (const RowSource& source : sources) {
+    if (activations.data[static_cast<std::size_t>(source.activation)] == nullptr) {
+      activations.set(source.activation, convert(source.activation, x, scratch, backend));
+    }
   }
   return activations;
 }
 
-void dot_source_rows(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
-                     float* out) noexcept {
-  const std::byte* w = source.row(first);
-  const std::size_t blocks = source.cols / kBlockSize;
-  switch (source.type) {
-    case TensorType::Q5_K:
-      restore<DotQ5KRowsKernel>(source.rows_kernel)(reinterpret_cast<const BlockQ5K*>(w), count, x.q8k, blocks, out);
-      return;
-    case TensorType::Q6_K:
-      restore<DotQ6KRowsKernel>(source.rows_kernel)(reinterpret_cast<const BlockQ6K*>(w), count, x.q8k, blocks, out);
-      return;
-    case TensorType::F32:
-      restore<F32RowsKernel>(source.rows_kernel)(reinterpret_cast<const float*>(w), count, source.cols, x.f32, out);
-      return;
-    default:
-      return;
-  }
-}
-
 void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           const Activations& x, float* const (&out)[4]) noexcept {
-  const TensorType type = sources[0]->type;
   const bool lockstep = std::all_of(std::begin(sources), std::end(sources), [&](const RowSource* s) {
-    return s->type == type && s->four_runs_kernel != nullptr;
+    return s->kernel == sources[0]->kernel && s->blocks == sources[0]->blocks;
   });
-  const std::size_t blocks = x.cols / kBlockSize;
-  if (lockstep && type == TensorType::Q5_K) {
-    run_four_runs<BlockQ5K, DotQ5KFourRunsKernel>(sources[0]->four_runs_kernel, sources, firsts, count, x.q8k,
-                                                  blocks, out);
-  } else if (lockstep && type == TensorType::Q6_K) {
-    run_four_runs<BlockQ6K, DotQ6KFourRunsKernel>(sources[0]->four_runs_kernel, sources, firsts, count, x.q8k,
-                                                  blocks, out);
+  if (lockstep) {
+    sources[0]->four_runs_call(sources, firsts, count, x, out);
   } else {
     for (std::size_t i = 0; i < 4; ++i) dot_source_rows(*sources[i], firsts[i], count, x, out[i]);
   }
@@ -212,20 +191,20 @@ void run_matvec(const detail::RowSource& source, const detail::Activations& x, s
 void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
             Backend backend) {
   require_shapes(w, xq.size() * kBlockSize, y.size());
-  if (detail::activation_type(w.type()) != detail::ActivationType::Q8K) {
+  const detail::RowSource source = detail::row_source(w, backend);
+  if (source.activation != detail::ActivationType::Q8K) {
     throw InvalidArgument(fmt::format("matvec: {} weights do not take Q8_K activations", name(w.type())));
   }
-  const detail::RowSource source = detail::row_source(w, dot_isa(backend));
   detail::Activations x;
   x.cols = cols(w);
-  x.q8k = xq.data();
+  x.set(detail::ActivationType::Q8K, xq.data());
   run_matvec(source, x, y, pool);
 }
 
 void matvec(const WeightMatrix& w, std::span<const float> x, std::span<float> y, ThreadPool& pool,
             Backend backend) {
   require_shapes(w, x.size(), y.size());
-  const detail::RowSource source = detail::row_source(w, dot_isa(backend));
+  const detail::RowSource source = detail::row_source(w, backend);
   run_matvec(source, detail::prepare_activations(std::span(&source, 1), x, backend), y, pool);
 }
 

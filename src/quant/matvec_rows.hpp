@@ -8,16 +8,11 @@
 #include <string_view>
 
 #include "brick/core/backend.hpp"
-#include "brick/quant/dot_kernels.hpp"
-#include "brick/runtime/batch/balance211.hpp"
 #include "brick/quant/weight_matrix.hpp"
+#include "brick/runtime/batch/balance211.hpp"
+#include "quant/kernels/dot_formats.hpp"
 
 namespace brick::quant::detail {
-
-// The activation formats of llama.cpp's CPU mat-vecs, by weight type.
-enum class ActivationType : unsigned char { F32, Q8K };
-
-ActivationType activation_type(TensorType weight) noexcept;
 
 // Throws InvalidArgument naming `op` unless `tokens` >= 1 rows of `cols` inputs and of `rows`
 // outputs fill x and out exactly (the batch form of the projections).
@@ -27,37 +22,49 @@ void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, st
 // One activation vector of `cols` values in each format some matrix needs (unset ones null).
 struct Activations {
   std::size_t cols = 0;
-  const float* f32 = nullptr;
-  const BlockQ8K* q8k = nullptr;
+  const void* data[kActivationTypes] = {};
+
+  void set(ActivationType type, const void* values) noexcept { data[static_cast<std::size_t>(type)] = values; }
+  template <class Format>
+  const typename Format::Activation* get() const noexcept {
+    return static_cast<const typename Format::Activation*>(data[static_cast<std::size_t>(Format::kActivation)]);
+  }
 };
 
-// The rows of one matrix with the kernels picked for it.
+// The rows of one matrix with the kernel picked for it.
 struct RowSource {
   TensorType type = TensorType::F32;
+  ActivationType activation = ActivationType::F32;
   const std::byte* data = nullptr;
   std::size_t rows = 0;
   std::size_t row_bytes = 0;
-  std::size_t cols = 0;
-  // The type's rows kernel and (for types that have one) four-runs kernel, stored as a generic
-  // function pointer and called through its real type by the functions below.
-  void (*rows_kernel)() = nullptr;
-  void (*four_runs_kernel)() = nullptr;
+  std::size_t blocks = 0;  // blocks per row
+  const void* kernel = nullptr;  // the DotKernel<Format> of the table picked for this matrix
+  // The kernel's rows and four-runs shapes called through their format's types (all four sources of
+  // a four-runs call have this source's kernel).
+  void (*rows_call)(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
+                    float* out) noexcept = nullptr;
+  void (*four_runs_call)(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
+                         const Activations& x, float* const (&out)[4]) noexcept = nullptr;
 
   const std::byte* row(std::size_t r) const noexcept { return data + r * row_bytes; }
 };
 
-RowSource row_source(const WeightMatrix& w, DotIsa isa);
+// Throws InvalidArgument when Brick has no kernels for w's type, and as resolve() does.
+RowSource row_source(const WeightMatrix& w, Backend backend);
 
 // x converted, by `backend`'s kernels, into every format `sources` need, in the calling thread's
 // scratch buffers (valid until the thread's next call).
 Activations prepare_activations(std::span<const RowSource> sources, std::span<const float> x, Backend backend);
 
 // out[i] = row (first + i) of `source` (local row indices) . x for i < count.
-void dot_source_rows(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
-                     float* out) noexcept;
+inline void dot_source_rows(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
+                            float* out) noexcept {
+  source.rows_call(source, first, count, x, out);
+}
 
 // out[i][j] = row firsts[i] + j of sources[i] . x for j < count: four runs of rows (local row
-// indices), walked side by side when the four are of one type that has a four-runs kernel.
+// indices), walked side by side when the four have the same kernel.
 void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           const Activations& x, float* const (&out)[4]) noexcept;
 

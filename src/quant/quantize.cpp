@@ -5,8 +5,10 @@
 #include <cstring>
 
 #include "brick/core/error.hpp"
+#include "brick/quant/bf16.hpp"
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/q8_0.hpp"
 
 namespace brick::quant {
 namespace {
@@ -27,6 +29,9 @@ bool is_quantizable(TensorType type) noexcept {
   switch (type) {
     case TensorType::F32:
     case TensorType::F16:
+    case TensorType::BF16:
+    case TensorType::Q8_0:
+    case TensorType::Q4_K:
     case TensorType::Q5_K:
     case TensorType::Q6_K:
       return true;
@@ -54,8 +59,17 @@ void quantize(TensorType type, std::span<const float> values, std::size_t n_per_
     case TensorType::F32:
       std::memcpy(out.data(), values.data(), out.size());
       return;
-    case TensorType::F16:
-      return fp32_to_fp16_row(values, as<fp16_t>(out), Backend::Scalar);
+    case TensorType::F16: {
+      const std::span<fp16_t> halves = as<fp16_t>(out);
+      for (std::size_t i = 0; i < values.size(); ++i) halves[i] = fp32_to_fp16_canonical_nan(values[i]);
+      return;
+    }
+    case TensorType::BF16:
+      return fp32_to_bf16_row(values, as<bf16_t>(out), Backend::Scalar);
+    case TensorType::Q8_0:
+      return quantize_q8_0(values, as<BlockQ80>(out));
+    case TensorType::Q4_K:
+      return quantize_q4k(values, as<BlockQ4K>(out));
     case TensorType::Q5_K:
       return quantize_q5k(values, as<BlockQ5K>(out));
     case TensorType::Q6_K:
@@ -77,6 +91,12 @@ void dequantize(TensorType type, std::span<const std::byte> in, std::span<float>
       return;
     case TensorType::F16:
       return fp16_to_fp32_row(as<fp16_t>(in), out, Backend::Scalar);
+    case TensorType::BF16:
+      return bf16_to_fp32_row(as<bf16_t>(in), out);
+    case TensorType::Q8_0:
+      return dequantize_q8_0(as<BlockQ80>(in), out);
+    case TensorType::Q4_K:
+      return dequantize_q4k(as<BlockQ4K>(in), out);
     case TensorType::Q5_K:
       return dequantize_q5k(as<BlockQ5K>(in), out);
     case TensorType::Q6_K:

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "quant/dot_kernel_table.hpp"
+
 namespace brick::quant {
 namespace {
 
@@ -65,18 +67,7 @@ std::optional<std::size_t> row_bytes(TensorType type, std::size_t values) noexce
 }
 
 bool is_computable(TensorType type) noexcept {
-  switch (type) {
-    case TensorType::F32:
-    case TensorType::F16:
-    case TensorType::BF16:
-    case TensorType::Q4_K:
-    case TensorType::Q5_K:
-    case TensorType::Q6_K:
-    case TensorType::Q8_0:
-      return true;
-    default:
-      return false;
-  }
+  return detail::with_format(type, [](auto) {});
 }
 
 }  // namespace brick::quant

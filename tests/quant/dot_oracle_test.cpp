@@ -1,29 +1,28 @@
-// Brick's Q5_K/Q6_K x Q8_K dot products, every kernel variant this CPU runs (scalar, AVX2, AVX-512,
-// AVX-512 VNNI) and the public entry point, against ggml on rows of many shapes, scales and
-// patterns. Results may differ only by float summation order:
-// - within 1e-6 of ggml's generic (portable C) vec_dot and of the double-precision dot of the
-//   dequantized rows, relative to the result or, when terms cancel, to the sum of their magnitudes;
+// Brick's dot products, every kernel of the table this CPU runs and the public entry point, against
+// ggml on rows of many shapes, scales and patterns. Results may differ only by float summation
+// order:
+// - within 1e-6 of ggml's generic (portable C) vec_dot and of the exact dot of the rows, relative
+//   to the result or, when terms cancel, to the sum of their magnitudes (for float rows, within the
+//   format's float summation tolerance instead);
 // - within 1e-5 of ggml's dispatched SIMD vec_dot, which itself strays up to ~5e-6 from its generic
 //   one and from the exact value on rows with one dominant block (Q6_K "outlier" rows).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "brick/core/backend.hpp"
-#include "brick/quant/dot_kernels.hpp"
 #include "brick/quant/kquants.hpp"
+#include "quant/dot_formats_testing.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
 
 namespace brick::test {
 namespace {
 
-using quant::BlockQ5K;
-using quant::BlockQ6K;
-using quant::BlockQ8K;
 using quant::kBlockSize;
 
 constexpr double kTolerance = 1e-6;
@@ -63,22 +62,10 @@ std::vector<RowPair> row_pairs() {
   return pairs;
 }
 
-// Sum of |w_i * x_i| and the double-precision dot of the dequantized rows.
-struct Reference {
-  double magnitude = 0.0;
-  double exact = 0.0;
-};
-
-Reference reference(std::span<const float> w, std::span<const float> x) {
-  Reference r;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    r.magnitude += std::fabs(double(w[i]) * x[i]);
-    r.exact += double(w[i]) * x[i];
-  }
-  return r;
-}
-
-::testing::AssertionResult close(double ours, double expected, double magnitude, double tolerance) {
+// Within `tolerance` of |expected| or of the terms' magnitude, plus `slack` (what a kernel that
+// flushes subnormals to zero may drop).
+::testing::AssertionResult close(double ours, double expected, double magnitude, double tolerance,
+                                 double slack = 0.0) {
   if (!std::isfinite(expected) || !std::isfinite(ours)) {
     if ((std::isnan(expected) && std::isnan(ours)) || ours == expected) {
       return ::testing::AssertionSuccess();
@@ -86,7 +73,7 @@ Reference reference(std::span<const float> w, std::span<const float> x) {
     return ::testing::AssertionFailure() << ours << " vs " << expected;
   }
   const double diff = std::fabs(ours - expected);
-  if (diff <= tolerance * std::fabs(expected) || diff <= tolerance * magnitude) {
+  if (diff <= tolerance * std::fabs(expected) || diff <= tolerance * magnitude + slack) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << ours << " vs " << expected << ": difference " << diff
@@ -94,60 +81,72 @@ Reference reference(std::span<const float> w, std::span<const float> x) {
                                        << "terms' magnitude " << magnitude;
 }
 
-std::vector<quant::DotIsa> supported_isas() {
-  std::vector<quant::DotIsa> isas;
-  for (const quant::DotIsa isa : quant::kDotIsas) {
-    if (quant::is_supported(isa)) isas.push_back(isa);
-  }
-  return isas;
-}
+// ggml's dot products of each format: its dispatched SIMD one and, for the block formats, its
+// portable C one.
+template <auto kSimd>
+struct GgmlSimdDot {
+  static constexpr auto simd = kSimd;
+};
+template <auto kSimd, auto kGeneric>
+struct GgmlDots : GgmlSimdDot<kSimd> {
+  static constexpr auto generic = kGeneric;
+};
 
-class KQuantDotOracle : public ::testing::Test {
+template <class Format>
+struct GgmlDot;
+template <>
+struct GgmlDot<quant::detail::F16Format> : GgmlSimdDot<&GgmlOracle::vec_dot_f16> {};
+template <>
+struct GgmlDot<quant::detail::BF16Format> : GgmlSimdDot<&GgmlOracle::vec_dot_bf16> {};
+template <>
+struct GgmlDot<quant::detail::Q80Format>
+    : GgmlDots<&GgmlOracle::vec_dot_q8_0_q8_0, &GgmlOracle::vec_dot_q8_0_q8_0_generic> {};
+template <>
+struct GgmlDot<quant::detail::Q4KFormat> : GgmlDots<&GgmlOracle::vec_dot_q4k_q8k, &GgmlOracle::vec_dot_q4k_q8k_generic> {};
+template <>
+struct GgmlDot<quant::detail::Q5KFormat> : GgmlDots<&GgmlOracle::vec_dot_q5k_q8k, &GgmlOracle::vec_dot_q5k_q8k_generic> {};
+template <>
+struct GgmlDot<quant::detail::Q6KFormat> : GgmlDots<&GgmlOracle::vec_dot_q6k_q8k, &GgmlOracle::vec_dot_q6k_q8k_generic> {};
+
+class DotOracle : public ::testing::Test {
  protected:
   void SetUp() override { oracle_ = &GgmlOracle::load(); }
   const GgmlOracle& oracle() const { return *oracle_; }
 
-  template <typename Block>
-  void check(void (*quantize)(std::span<const float>, std::span<Block>),
-             void (*dequantize)(std::span<const Block>, std::span<float>),
-             float (*(*kernel_for)(quant::DotIsa))(const Block*, const BlockQ8K*,
-                                                   std::size_t) noexcept,
-             float (*dot)(std::span<const Block>, std::span<const BlockQ8K>, Backend),
-             float (GgmlOracle::*ggml_dot)(std::span<const Block>, std::span<const BlockQ8K>) const,
-             float (GgmlOracle::*ggml_generic)(std::span<const Block>, std::span<const BlockQ8K>)
-                 const) {
+  // Every kernel of Format this CPU runs, and the public dot, on rows converted from floats as the
+  // library converts them (weights as ggml_quantize_chunk writes them, x as ggml-cpu converts it).
+  template <class Format>
+  void check(float (*dot)(std::span<const typename Format::Weight>, std::span<const typename Format::Activation>,
+                          Backend)) {
+    using Testing = FormatTesting<Format>;
     int failures = 0;
     std::size_t compared = 0;
     for (const RowPair& pair : row_pairs()) {
-      const std::size_t blocks = pair.w.size() / kBlockSize;
-      std::vector<Block> w(blocks);
-      std::vector<BlockQ8K> x(blocks);
-      quantize(pair.w, w);
-      quant::quantize_q8k(pair.x, x);
-      std::vector<float> wd(pair.w.size()), xd(pair.x.size());
-      dequantize(w, wd);
-      quant::dequantize_q8k(x, xd);
-      const Reference ref = reference(wd, xd);
-      const float ggml = (oracle().*ggml_dot)(w, x);
-      const float generic = (oracle().*ggml_generic)(w, x);
-      EXPECT_TRUE(close(generic, ref.exact, ref.magnitude, kTolerance))
-          << pair.name << ": ggml generic";
-      EXPECT_TRUE(close(ggml, generic, ref.magnitude, kSimdTolerance))
-          << pair.name << ": ggml SIMD";
+      const auto w = Testing::weights_from(pair.w);
+      const auto x = Testing::activations_from(pair.x);
+      const std::size_t blocks = w.size();
+      const ExactDot exact = Testing::exact(w, x);
+      const double tolerance = std::max(kTolerance, Testing::tolerance(blocks));
+      const float ggml = (oracle().*GgmlDot<Format>::simd)(w, x);
+      float reference = ggml;
+      if constexpr (requires { GgmlDot<Format>::generic; }) {
+        reference = (oracle().*GgmlDot<Format>::generic)(w, x);
+        EXPECT_TRUE(close(reference, exact.value, exact.magnitude, kTolerance)) << pair.name << ": ggml generic";
+        EXPECT_TRUE(close(ggml, reference, exact.magnitude, kSimdTolerance)) << pair.name << ": ggml SIMD";
+      } else {
+        EXPECT_TRUE(close(ggml, exact.value, exact.magnitude, tolerance, exact.flushable)) << pair.name << ": ggml";
+      }
       std::vector<std::pair<std::string, float>> ours = {{"public auto", dot(w, x, Backend::Auto)}};
-      for (const quant::DotIsa isa : supported_isas()) {
-        ours.emplace_back(std::string(quant::name(isa)),
-                          kernel_for(isa)(w.data(), x.data(), blocks));
+      for (const auto& kernel : quant::detail::kDotKernels<Format>) {
+        if (quant::detail::is_supported(kernel.isa)) ours.emplace_back(kernel.name, kernel.row(w.data(), x.data(), blocks));
       }
       for (const auto& [variant, value] : ours) {
-        const auto vs_generic = close(value, generic, ref.magnitude, kTolerance);
-        const auto vs_exact = close(value, ref.exact, ref.magnitude, kTolerance);
-        const auto vs_simd = close(value, ggml, ref.magnitude, kSimdTolerance);
-        if (!vs_generic || !vs_exact || !vs_simd) {
-          ADD_FAILURE() << pair.name << " on " << variant
-                        << ": vs ggml generic: " << vs_generic.message()
-                        << "; vs exact: " << vs_exact.message()
-                        << "; vs ggml SIMD: " << vs_simd.message();
+        const auto vs_reference = close(value, reference, exact.magnitude, tolerance, exact.flushable);
+        const auto vs_exact = close(value, exact.value, exact.magnitude, tolerance, exact.flushable);
+        const auto vs_simd = close(value, ggml, exact.magnitude, std::max(kSimdTolerance, tolerance), exact.flushable);
+        if (!vs_reference || !vs_exact || !vs_simd) {
+          ADD_FAILURE() << pair.name << " on " << variant << ": vs ggml reference: " << vs_reference.message()
+                        << "; vs exact: " << vs_exact.message() << "; vs ggml SIMD: " << vs_simd.message();
           if (++failures >= 10) return;
         }
         ++compared;
@@ -160,17 +159,17 @@ class KQuantDotOracle : public ::testing::Test {
   const GgmlOracle* oracle_ = nullptr;
 };
 
-TEST_F(KQuantDotOracle, Q5KxQ8KMatchesGgmlOnEveryVariant) {
-  check<BlockQ5K>(quant::quantize_q5k, quant::dequantize_q5k, quant::dot_q5k_q8k_kernel,
-                  quant::dot_q5k_q8k, &GgmlOracle::vec_dot_q5k_q8k,
-                  &GgmlOracle::vec_dot_q5k_q8k_generic);
-}
+TEST_F(DotOracle, F16xF16MatchesGgmlOnEveryKernel) { check<quant::detail::F16Format>(quant::dot_f16_f16); }
 
-TEST_F(KQuantDotOracle, Q6KxQ8KMatchesGgmlOnEveryVariant) {
-  check<BlockQ6K>(quant::quantize_q6k, quant::dequantize_q6k, quant::dot_q6k_q8k_kernel,
-                  quant::dot_q6k_q8k, &GgmlOracle::vec_dot_q6k_q8k,
-                  &GgmlOracle::vec_dot_q6k_q8k_generic);
-}
+TEST_F(DotOracle, BF16xBF16MatchesGgmlOnEveryKernel) { check<quant::detail::BF16Format>(quant::dot_bf16_bf16); }
+
+TEST_F(DotOracle, Q8_0xQ8_0MatchesGgmlOnEveryKernel) { check<quant::detail::Q80Format>(quant::dot_q8_0_q8_0); }
+
+TEST_F(DotOracle, Q4KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q4KFormat>(quant::dot_q4k_q8k); }
+
+TEST_F(DotOracle, Q5KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q5KFormat>(quant::dot_q5k_q8k); }
+
+TEST_F(DotOracle, Q6KxQ8KMatchesGgmlOnEveryKernel) { check<quant::detail::Q6KFormat>(quant::dot_q6k_q8k); }
 
 }  // namespace
 }  // namespace brick::test

@@ -1,256 +1,342 @@
-// Every dot kernel variant against an independent exact evaluation and against the scalar reference,
-// on random blocks (every byte pattern), ggml's golden vectors, and bad input.
+// The generic dot tester: every kernel of the kernel table (quant/dot_kernel_table.hpp), one test
+// instance each, against an independent exact evaluation and against its format's scalar kernel, on
+// random rows (every byte pattern), integer rows, extreme and adversarial values; its rows and
+// four-runs shapes against its row kernel bit for bit; and the dispatch that picks kernels.
+// Instances for instruction sets this CPU lacks are skipped, saying which feature is missing.
 #include <gtest/gtest.h>
 
-#include <array>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
+#include <limits>
+#include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "brick/core/error.hpp"
-#include "brick/quant/dot_kernels.hpp"
-#include "brick/quant/kquants.hpp"
-#include "quant/kquant_blocks.hpp"
+#include "brick/quant/matvec.hpp"
+#include "quant/dot_formats_testing.hpp"
+#include "quant/dot_kernel_table.hpp"
 #include "support/ggml_golden.hpp"
+#include "support/random_data.hpp"
 
-namespace brick::quant {
+namespace brick::test {
 namespace {
+
+using quant::detail::DotFormats;
+using quant::detail::find_kernel;
+using quant::detail::Isa;
+using quant::detail::with_format;
 
 // Written where no kernel output may go: a kernel that writes past its rows changes it.
 constexpr float kSentinel = -12345.0f;
 
-using test::exact_dot;
-using test::random_q8k;
-
-struct Q5K {
-  using Block = BlockQ5K;
-  static constexpr const char* kGgmlName = "q5_K";
-  static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q5k(blocks, seed); }
-  static DotQ5KKernel kernel(DotIsa isa) { return dot_q5k_q8k_kernel(isa); }
-  static DotQ5KRowsKernel rows_kernel(DotIsa isa) { return dot_q5k_q8k_rows_kernel(isa); }
-  static DotQ5KFourRunsKernel four_runs_kernel(DotIsa isa) { return dot_q5k_q8k_four_runs_kernel(isa); }
-  static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q5k_q8k(w, x, b); }
+struct KernelCase {
+  quant::TensorType type;
+  Isa isa;
+  std::string_view name;
+  friend void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.name; }
 };
 
-struct Q6K {
-  using Block = BlockQ6K;
-  static constexpr const char* kGgmlName = "q6_K";
-  static std::vector<Block> random(std::size_t blocks, std::uint64_t seed) { return test::random_q6k(blocks, seed); }
-  static DotQ6KKernel kernel(DotIsa isa) { return dot_q6k_q8k_kernel(isa); }
-  static DotQ6KRowsKernel rows_kernel(DotIsa isa) { return dot_q6k_q8k_rows_kernel(isa); }
-  static DotQ6KFourRunsKernel four_runs_kernel(DotIsa isa) { return dot_q6k_q8k_four_runs_kernel(isa); }
-  static float dot(std::span<const Block> w, std::span<const BlockQ8K> x, Backend b) { return dot_q6k_q8k(w, x, b); }
-};
-
-template <class T>
-class DotTest : public ::testing::Test {};
-using Formats = ::testing::Types<Q5K, Q6K>;
-TYPED_TEST_SUITE(DotTest, Formats);
-
-// Float summation order differs between variants; the integer parts may not.
-constexpr double kRelativeTolerance = 1e-6;
-
-std::vector<DotIsa> supported_isas() {
-  std::vector<DotIsa> out;
-  for (DotIsa isa : kDotIsas) {
-    if (is_supported(isa)) out.push_back(isa);
-  }
-  return out;
+std::vector<KernelCase> table_kernels() {
+  std::vector<KernelCase> cases;
+  std::apply(
+      [&](auto... formats) {
+        const auto add = [&](auto format) {
+          for (const auto& kernel : quant::detail::kDotKernels<decltype(format)>) {
+            cases.push_back({decltype(format)::kType, kernel.isa, kernel.name});
+          }
+        };
+        (add(formats), ...);
+      },
+      DotFormats{});
+  return cases;
 }
 
-TYPED_TEST(DotTest, EveryVariantMatchesTheExactValueOnRandomBlocks) {
-  for (std::size_t blocks : {1u, 2u, 3u, 7u, 16u, 17u, 56u}) {
-    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-      const auto w = TypeParam::random(blocks, seed);
-      const auto x = random_q8k(blocks, seed * 7919);
-      const test::ExactDot expected = exact_dot(w, x);
-      for (DotIsa isa : supported_isas()) {
-        const float got = TypeParam::kernel(isa)(w.data(), x.data(), blocks);
-        EXPECT_NEAR(got, expected.value, kRelativeTolerance * expected.magnitude)
-            << name(isa) << " blocks=" << blocks << " seed=" << seed;
+// Within tolerance of the exact value, relative to the terms' magnitude, plus what each of the
+// `values` products may lose below the smallest float subnormal; where the terms leave the float
+// range, any non-finite result is right too.
+::testing::AssertionResult close_to_exact(float ours, const ExactDot& exact, double tolerance, std::size_t values) {
+  const double limit = std::numeric_limits<float>::max();
+  const bool in_range = std::isfinite(exact.magnitude) && exact.magnitude <= limit;
+  if (!in_range && !std::isfinite(ours)) return ::testing::AssertionSuccess();
+  const double allowed = tolerance * exact.magnitude + exact.flushable + static_cast<double>(values) * 0x1p-149;
+  if (std::abs(static_cast<double>(ours) - exact.value) <= allowed) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << ours << " vs exact " << exact.value << ": more than " << allowed
+                                       << " apart (terms' magnitude " << exact.magnitude << ")";
+}
+
+class DotKernelTest : public ::testing::TestWithParam<KernelCase> {
+ protected:
+  void SetUp() override {
+    if (const auto missing = quant::detail::missing_feature(GetParam().isa)) {
+      GTEST_SKIP() << GetParam().name << " needs " << *missing << ", which this CPU lacks";
+    }
+  }
+
+  // check(Format{}, kernel, testing) for this instance's kernel.
+  template <class Check>
+  void run(Check&& check) const {
+    ASSERT_TRUE(with_format(GetParam().type, [&](auto format) {
+      using Format = decltype(format);
+      check(format, *find_kernel<Format>(GetParam().isa), FormatTesting<Format>{});
+    }));
+  }
+};
+
+TEST_P(DotKernelTest, MatchesTheExactValueOnRandomRows) {
+  run([](auto format, const auto& kernel, auto testing) {
+    using Format = decltype(format);
+    for (const std::size_t length : testing.lengths()) {
+      for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        const auto w = testing.random_weights(length, seed);
+        const auto x = testing.random_activations(length, seed * 7919);
+        EXPECT_TRUE(close_to_exact(kernel.row(w.data(), x.data(), length), testing.exact(w, x),
+                                   testing.tolerance(length), length * Format::kValues))
+            << kernel.name << " length " << length << " seed " << seed;
       }
     }
-  }
+  });
 }
 
-TYPED_TEST(DotTest, IntegerPartsAreExact) {
-  // With every float scale 1 the result is the integer sum itself, small enough for a float.
-  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    auto w = TypeParam::random(2, seed);
-    auto x = random_q8k(2, seed + 1000, -40, 40);
-    for (auto& block : w) {
-      block.d = fp32_to_fp16(1.0f);
-      if constexpr (std::is_same_v<TypeParam, Q5K>) block.dmin = fp32_to_fp16(1.0f);
+TEST_P(DotKernelTest, IntegerDotsAreExact) {
+  run([](auto, const auto& kernel, auto testing) {
+    for (const std::size_t length : testing.lengths()) {
+      for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const auto [w, x] = testing.integer_rows(length, seed);
+        const ExactDot exact = testing.exact(w, x);
+        ASSERT_LT(std::abs(exact.value), 0x1p24);
+        EXPECT_EQ(kernel.row(w.data(), x.data(), length), static_cast<float>(exact.value))
+            << kernel.name << " length " << length << " seed " << seed;
+      }
     }
-    for (auto& block : x) block.d = 1.0f;
-    const test::ExactDot expected = exact_dot(w, x);
-    ASSERT_LT(std::abs(expected.integer), 1 << 24);
-    for (DotIsa isa : supported_isas()) {
-      EXPECT_EQ(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), static_cast<float>(expected.integer))
-          << name(isa) << " seed=" << seed;
-    }
-  }
+  });
 }
 
-TYPED_TEST(DotTest, ExtremeQuantsDoNotSaturate) {
-  // Largest weight quants against -128 and 127 activations: the worst case for 16-bit pair sums.
-  auto w = TypeParam::random(4, 3);
-  for (auto& block : w) {
-    if constexpr (std::is_same_v<TypeParam, Q5K>) {
-      std::fill(std::begin(block.qs), std::end(block.qs), 0xFF);
-      std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
-      std::fill(std::begin(block.scales), std::end(block.scales), 0xFF);
-    } else {
-      std::fill(std::begin(block.ql), std::end(block.ql), 0xFF);
-      std::fill(std::begin(block.qh), std::end(block.qh), 0xFF);
-      std::fill(std::begin(block.scales), std::end(block.scales), static_cast<std::int8_t>(-128));
+TEST_P(DotKernelTest, ExtremeValuesDoNotSaturate) {
+  run([](auto format, const auto& kernel, auto testing) {
+    using Format = decltype(format);
+    for (const std::size_t length : testing.lengths()) {
+      if (length > 64) continue;
+      const auto w = testing.extreme_weights(length);
+      for (const bool negative : {false, true}) {
+        const auto x = testing.extreme_activations(length, negative);
+        EXPECT_TRUE(close_to_exact(kernel.row(w.data(), x.data(), length), testing.exact(w, x),
+                                   testing.tolerance(length), length * Format::kValues))
+            << kernel.name << " length " << length << (negative ? " negative" : " positive");
+      }
     }
-  }
-  for (int fill : {-128, 127}) {
-    auto x = random_q8k(4, 9, fill, fill);
-    const test::ExactDot expected = exact_dot(w, x);
-    for (DotIsa isa : supported_isas()) {
-      EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), expected.value,
-                  kRelativeTolerance * expected.magnitude)
-          << name(isa) << " fill=" << fill;
-    }
-  }
+  });
 }
 
-TYPED_TEST(DotTest, EveryVariantAgreesWithScalar) {
-  const auto w = TypeParam::random(16, 42);
-  const auto x = random_q8k(16, 43);
-  const test::ExactDot expected = exact_dot(w, x);
-  const float scalar = TypeParam::kernel(DotIsa::Scalar)(w.data(), x.data(), w.size());
-  for (DotIsa isa : supported_isas()) {
-    EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), scalar,
-                kRelativeTolerance * expected.magnitude)
-        << name(isa);
-  }
+TEST_P(DotKernelTest, AdversarialRowsConvertedAsTheLibraryDoes) {
+  run([](auto format, const auto& kernel, auto testing) {
+    using Format = decltype(format);
+    const std::size_t n = 1024;
+    const auto w_patterns = adversarial_patterns(n, 5);
+    const auto x_patterns = adversarial_patterns(n, 6);
+    for (std::size_t i = 0; i < w_patterns.size(); ++i) {
+      for (const std::size_t j : {i, (i + 3) % x_patterns.size()}) {
+        const auto w = testing.weights_from(w_patterns[i].values);
+        const auto x = testing.activations_from(x_patterns[j].values);
+        EXPECT_TRUE(close_to_exact(kernel.row(w.data(), x.data(), n / Format::kValues), testing.exact(w, x),
+                                   testing.tolerance(n / Format::kValues), n))
+            << kernel.name << " " << w_patterns[i].name << " . " << x_patterns[j].name;
+      }
+    }
+  });
 }
 
-TYPED_TEST(DotTest, RowsKernelGivesTheSingleRowKernelsBits) {
-  // Odd and even row counts around the lockstep width, every tail of the groups of four blocks;
-  // the sentinel after the last output catches a write past the end.
-  for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
-    for (std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
-      const auto w = TypeParam::random(rows * blocks, rows * 100 + blocks);
-      const auto x = random_q8k(blocks, blocks + 17);
-      for (DotIsa isa : supported_isas()) {
+TEST_P(DotKernelTest, AgreesWithTheScalarKernel) {
+  run([](auto format, const auto& kernel, auto testing) {
+    using Format = decltype(format);
+    const auto& scalar = *find_kernel<Format>(Isa::Scalar);
+    for (const std::size_t length : testing.lengths()) {
+      const auto w = testing.random_weights(length, 42 + length);
+      const auto x = testing.random_activations(length, 43 + length);
+      const ExactDot exact = testing.exact(w, x);
+      EXPECT_NEAR(kernel.row(w.data(), x.data(), length), scalar.row(w.data(), x.data(), length),
+                  2 * testing.tolerance(length) * exact.magnitude)
+          << kernel.name << " length " << length;
+    }
+  });
+}
+
+TEST_P(DotKernelTest, RowsKernelGivesTheRowKernelsBits) {
+  // Odd and even row counts around the lockstep width; the sentinel after the last output catches
+  // a write past the end.
+  run([](auto, const auto& kernel, auto testing) {
+    for (const std::size_t length : testing.lengths()) {
+      for (const std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
+        const auto w = testing.random_weights(rows * length, rows * 100 + length);
+        const auto x = testing.random_activations(length, length + 17);
         std::vector<float> out(rows + 1, kSentinel);
-        TypeParam::rows_kernel(isa)(w.data(), rows, x.data(), blocks, out.data());
+        kernel.rows(w.data(), rows, x.data(), length, out.data());
         for (std::size_t r = 0; r < rows; ++r) {
-          const float single = TypeParam::kernel(isa)(w.data() + r * blocks, x.data(), blocks);
-          EXPECT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single))
-              << name(isa) << " rows=" << rows << " blocks=" << blocks << " row " << r << ": " << out[r]
+          const float single = kernel.row(w.data() + r * length, x.data(), length);
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single))
+              << kernel.name << " rows " << rows << " length " << length << " row " << r << ": " << out[r]
               << " vs " << single;
         }
-        EXPECT_EQ(out[rows], kSentinel) << name(isa) << " rows=" << rows << " blocks=" << blocks;
+        ASSERT_EQ(out[rows], kSentinel) << kernel.name << " rows " << rows << " length " << length;
       }
     }
-  }
+  });
 }
 
-TYPED_TEST(DotTest, FourRunsKernelGivesTheSingleRowKernelsBitsForRunsAnywhere) {
+TEST_P(DotKernelTest, FourRunsKernelGivesTheRowKernelsBitsForRunsAnywhere) {
   // Four runs from four separate allocations, in an order unrelated to their addresses, for runs of
-  // zero to three rows and every tail of the groups of four blocks; each output goes where its
-  // pointer says and nothing past a run's outputs is written.
-  for (std::size_t blocks = 1; blocks <= 9; ++blocks) {
-    for (std::size_t count = 0; count <= 3; ++count) {
-      std::vector<std::vector<typename TypeParam::Block>> runs;
-      for (std::uint64_t r = 0; r < 4; ++r) {
-        runs.push_back(TypeParam::random(std::max<std::size_t>(count, 1) * blocks, 1000 * blocks + 10 * count + r));
-      }
-      const typename TypeParam::Block* const starts[4] = {runs[2].data(), runs[0].data(), runs[3].data(),
-                                                          runs[1].data()};
-      const auto x = random_q8k(blocks, blocks + 29);
-      for (DotIsa isa : supported_isas()) {
+  // zero to three rows; each output goes where its pointer says and nothing past a run's outputs is
+  // written.
+  run([](auto format, const auto& kernel, auto testing) {
+    using Weight = typename decltype(format)::Weight;
+    for (const std::size_t length : testing.lengths()) {
+      for (std::size_t count = 0; count <= 3; ++count) {
+        std::vector<std::vector<Weight>> runs;
+        for (std::uint64_t r = 0; r < 4; ++r) {
+          runs.push_back(testing.random_weights(std::max<std::size_t>(count, 1) * length, 1000 * length + 10 * count + r));
+        }
+        const Weight* const starts[4] = {runs[2].data(), runs[0].data(), runs[3].data(), runs[1].data()};
+        const auto x = testing.random_activations(length, length + 29);
         std::vector<float> out(4 * (count + 1), kSentinel);  // room for a run's outputs and a sentinel
-        const std::size_t order[4] = {3, 1, 0, 2};               // where each run's outputs go
+        const std::size_t order[4] = {3, 1, 0, 2};            // where each run's outputs go
         float* const outs[4] = {&out[order[0] * (count + 1)], &out[order[1] * (count + 1)],
                                 &out[order[2] * (count + 1)], &out[order[3] * (count + 1)]};
-        TypeParam::four_runs_kernel(isa)(starts, count, x.data(), blocks, outs);
+        kernel.four_runs(starts, count, x.data(), length, outs);
         for (std::size_t r = 0; r < 4; ++r) {
           for (std::size_t i = 0; i < count; ++i) {
-            const float single = TypeParam::kernel(isa)(starts[r] + i * blocks, x.data(), blocks);
-            EXPECT_EQ(std::bit_cast<std::uint32_t>(outs[r][i]), std::bit_cast<std::uint32_t>(single))
-                << name(isa) << " blocks=" << blocks << " count=" << count << " run " << r << " row " << i << ": "
-                << outs[r][i] << " vs " << single;
+            const float single = kernel.row(starts[r] + i * length, x.data(), length);
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(outs[r][i]), std::bit_cast<std::uint32_t>(single))
+                << kernel.name << " length " << length << " count " << count << " run " << r << " row " << i;
           }
-          EXPECT_EQ(outs[r][count], kSentinel) << name(isa) << " blocks=" << blocks << " count=" << count;
+          ASSERT_EQ(outs[r][count], kSentinel) << kernel.name << " length " << length << " count " << count;
         }
       }
     }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, DotKernelTest, ::testing::ValuesIn(table_kernels()),
+                         [](const ::testing::TestParamInfo<KernelCase>& info) { return std::string(info.param.name); });
+
+TEST(DotKernelTable, EveryComputableTypeHasAKernelOfEveryBackend) {
+  for (std::uint32_t id = 0; id < 64; ++id) {
+    const auto traits = quant::tensor_type_traits(id);
+    if (!traits) continue;
+    const bool has_format = with_format(traits->type, [](auto format) {
+      using Format = decltype(format);
+      EXPECT_NE(find_kernel<Format>(Isa::Scalar), nullptr);
+      EXPECT_NE(find_kernel<Format>(Isa::Avx2), nullptr);
+      EXPECT_NE(find_kernel<Format>(Isa::Avx512), nullptr);
+    });
+    EXPECT_EQ(has_format, quant::is_computable(traits->type)) << traits->name;
   }
 }
 
-TYPED_TEST(DotTest, PublicDotValidatesSizesAndHonoursTheBackend) {
-  const auto w = TypeParam::random(3, 5);
-  const auto x = random_q8k(4, 6);
-  EXPECT_THROW(TypeParam::dot(w, x, Backend::Scalar), InvalidArgument);
-  EXPECT_THROW(TypeParam::dot(w, std::span(x).first(2), Backend::Auto), InvalidArgument);
-  EXPECT_EQ(TypeParam::dot({}, {}, Backend::Auto), 0.0f);
-  const auto x3 = std::span(x).first(3);
-  for (Backend backend : kConcreteBackends) {
-    if (!brick::is_supported(backend)) continue;
-    EXPECT_EQ(TypeParam::dot(w, x3, backend), TypeParam::kernel(dot_isa(backend))(w.data(), x3.data(), 3))
-        << name(backend);
+TEST(DotKernelTable, KernelNamesSayFormatAndInstructionSet) {
+  for (const KernelCase& c : table_kernels()) {
+    EXPECT_TRUE(c.name.starts_with("dot_")) << c.name;
+    EXPECT_TRUE(c.name.ends_with(quant::detail::name(c.isa))) << c.name;
+    EXPECT_EQ(c.name[c.name.size() - quant::detail::name(c.isa).size() - 1], '_') << c.name;
   }
 }
 
-TEST(DotDispatch, Avx512RunsTheBestVariantTheCpuHas) {
-  EXPECT_EQ(dot_isa(Backend::Scalar), DotIsa::Scalar);
-  if (brick::is_supported(Backend::Avx2)) {
-    EXPECT_EQ(dot_isa(Backend::Avx2), DotIsa::Avx2);
+TEST(DotKernelTable, EachBackendRunsTheBestVariantTheCpuHas) {
+  using quant::detail::Q5KFormat;
+  using quant::detail::select_kernel;
+  EXPECT_EQ(select_kernel<Q5KFormat>(Backend::Scalar).isa, Isa::Scalar);
+  if (is_supported(Backend::Avx2)) {
+    EXPECT_EQ(select_kernel<Q5KFormat>(Backend::Avx2).isa, Isa::Avx2);
   }
-  if (brick::is_supported(Backend::Avx512)) {
-    const DotIsa expected = !cpu_features().avx512vnni ? DotIsa::Avx512
-                            : cpu_features().gfni       ? DotIsa::Avx512Gfni
-                                                        : DotIsa::Avx512Vnni;
-    EXPECT_EQ(dot_isa(Backend::Avx512), expected);
+  if (is_supported(Backend::Avx512)) {
+    const Isa expected = !cpu_features().avx512vnni ? Isa::Avx512
+                         : cpu_features().gfni     ? Isa::Avx512Gfni
+                                                   : Isa::Avx512Vnni;
+    EXPECT_EQ(select_kernel<Q5KFormat>(Backend::Avx512).isa, expected);
   }
-  CpuFeatures none;
-  EXPECT_TRUE(is_supported(DotIsa::Scalar, none));
-  EXPECT_FALSE(is_supported(DotIsa::Avx2, none));
-  EXPECT_FALSE(is_supported(DotIsa::Avx512Vnni, none));
-  EXPECT_FALSE(is_supported(DotIsa::Avx512Gfni, none));
-  // VNNI without GFNI (Cascade Lake) keeps the VNNI kernel.
+  EXPECT_EQ(quant::dot_kernel_name(quant::TensorType::Q5_K, Backend::Scalar), "dot_q5k_q8k_scalar");
+  EXPECT_EQ(quant::dot_kernel_name(quant::TensorType::Q6_K, Backend::Auto),
+            select_kernel<quant::detail::Q6KFormat>(Backend::Auto).name);
+  EXPECT_THROW(quant::dot_kernel_name(quant::TensorType::Q4_0, Backend::Scalar), InvalidArgument);
+}
+
+TEST(DotKernelTable, InstructionSetsNeedTheirFeatures) {
+  using quant::detail::is_supported;
+  const CpuFeatures none;
+  EXPECT_TRUE(is_supported(Isa::Scalar, none));
+  EXPECT_FALSE(is_supported(Isa::Avx2, none));
+  EXPECT_FALSE(is_supported(Isa::Avx512Vnni, none));
+  EXPECT_FALSE(is_supported(Isa::Avx512Gfni, none));
+  EXPECT_FALSE(is_supported(Isa::Avx512Bf16, none));
+  // VNNI without GFNI or BF16 (Cascade Lake) keeps the VNNI kernels.
   CpuFeatures cascade_lake;
   cascade_lake.avx = cascade_lake.avx2 = cascade_lake.fma = cascade_lake.f16c = true;
   cascade_lake.avx512f = cascade_lake.avx512bw = cascade_lake.avx512dq = cascade_lake.avx512vl = true;
   cascade_lake.avx512vnni = true;
-  EXPECT_TRUE(is_supported(DotIsa::Avx512Vnni, cascade_lake));
-  EXPECT_FALSE(is_supported(DotIsa::Avx512Gfni, cascade_lake));
-  cascade_lake.gfni = true;
-  EXPECT_TRUE(is_supported(DotIsa::Avx512Gfni, cascade_lake));
+  EXPECT_TRUE(is_supported(Isa::Avx512Vnni, cascade_lake));
+  EXPECT_FALSE(is_supported(Isa::Avx512Gfni, cascade_lake));
+  EXPECT_EQ(quant::detail::missing_feature(Isa::Avx512Gfni, cascade_lake), "GFNI");
+  EXPECT_EQ(quant::detail::missing_feature(Isa::Avx512Bf16, cascade_lake), "AVX-512 BF16");
+  cascade_lake.gfni = cascade_lake.avx512bf16 = true;
+  EXPECT_TRUE(is_supported(Isa::Avx512Gfni, cascade_lake));
+  EXPECT_TRUE(is_supported(Isa::Avx512Bf16, cascade_lake));
 }
 
-TYPED_TEST(DotTest, MatchesGgmlGoldenVectors) {
-  const auto& golden = test::ggml_golden();
+// The public dot functions check sizes and run the kernel the backend selects.
+template <class Format>
+void expect_public_dot_runs_the_selected_kernel(float (*dot)(std::span<const typename Format::Weight>,
+                                                            std::span<const typename Format::Activation>, Backend)) {
+  using Testing = FormatTesting<Format>;
+  const auto w = Testing::random_weights(3, 5);
+  const auto x = Testing::random_activations(4, 6);
+  EXPECT_THROW(dot(w, x, Backend::Scalar), InvalidArgument);
+  EXPECT_EQ(dot({}, {}, Backend::Auto), 0.0f);
+  const auto x3 = std::span(x).first(3);
+  for (const Backend backend : kConcreteBackends) {
+    if (!is_supported(backend)) continue;
+    EXPECT_EQ(dot(w, x3, backend), quant::detail::select_kernel<Format>(backend).row(w.data(), x3.data(), 3))
+        << name(backend);
+  }
+}
+
+TEST(PublicDot, ValidatesSizesAndRunsTheSelectedKernel) {
+  expect_public_dot_runs_the_selected_kernel<quant::detail::F16Format>(quant::dot_f16_f16);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::BF16Format>(quant::dot_bf16_bf16);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::Q80Format>(quant::dot_q8_0_q8_0);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::Q4KFormat>(quant::dot_q4k_q8k);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::Q5KFormat>(quant::dot_q5k_q8k);
+  expect_public_dot_runs_the_selected_kernel<quant::detail::Q6KFormat>(quant::dot_q6k_q8k);
+}
+
+// ggml's own dot products of its golden rows (tests/quant/data/), within summation-order distance.
+template <class Format>
+void expect_golden_dots(const std::string& ggml_name) {
   int checked = 0;
-  for (const auto& line : golden) {
+  for (const auto& line : ggml_golden()) {
     const std::string& key = line.first;
     const std::string suffix = ".quant_hex";
-    if (key.size() < suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (!key.ends_with(suffix) || key.find(ggml_name) == std::string::npos) continue;
     const std::string row = key.substr(0, key.size() - suffix.size());
-    if (row.find(TypeParam::kGgmlName) == std::string::npos) continue;
-    const auto w = test::golden_blocks<typename TypeParam::Block>(key);
-    const auto x = test::golden_blocks<BlockQ8K>(row + ".q8K_hex");
+    const auto w = golden_blocks<typename Format::Weight>(key);
+    const auto x = golden_blocks<quant::BlockQ8K>(row + ".q8K_hex");
     ASSERT_EQ(w.size(), x.size()) << row;
-    const double ggml = std::stod(test::golden_field(row + ".vec_dot_cpu").at(0));
-    const test::ExactDot expected = exact_dot(w, x);
-    for (DotIsa isa : supported_isas()) {
-      EXPECT_NEAR(TypeParam::kernel(isa)(w.data(), x.data(), w.size()), ggml,
-                  kRelativeTolerance * expected.magnitude + 1e-6)
-          << name(isa) << " " << row;
+    const double ggml = std::stod(golden_field(row + ".vec_dot_cpu").at(0));
+    const ExactDot exact = exact_dot(w, x);
+    for (const auto& kernel : quant::detail::kDotKernels<Format>) {
+      if (!quant::detail::is_supported(kernel.isa)) continue;
+      EXPECT_NEAR(kernel.row(w.data(), x.data(), w.size()), ggml, 1e-6 * exact.magnitude + 1e-6) << kernel.name << " " << row;
     }
     ++checked;
   }
   EXPECT_GE(checked, 6);
 }
 
+TEST(DotGolden, MatchesGgmlsDotsOfItsGoldenRows) {
+  expect_golden_dots<quant::detail::Q5KFormat>("q5_K");
+  expect_golden_dots<quant::detail::Q6KFormat>("q6_K");
+}
+
 }  // namespace
-}  // namespace brick::quant
+}  // namespace brick::test

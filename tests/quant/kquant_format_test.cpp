@@ -19,6 +19,7 @@
 namespace brick::test {
 namespace {
 
+using quant::BlockQ4K;
 using quant::BlockQ5K;
 using quant::BlockQ6K;
 using quant::BlockQ8K;
@@ -46,6 +47,7 @@ void expect_size_checks(Quantize quantize, void (*dequantize)(std::span<const Bl
 }
 
 TEST(KQuantFormat, SizesMustBe256ValuesPerBlock) {
+  expect_size_checks<BlockQ4K>(quant::quantize_q4k, quant::dequantize_q4k);
   expect_size_checks<BlockQ5K>(quant::quantize_q5k, quant::dequantize_q5k);
   expect_size_checks<BlockQ6K>(quant::quantize_q6k, quant::dequantize_q6k);
   for (const Backend backend : kConcreteBackends) {
@@ -67,15 +69,19 @@ bool all_zero_bytes(const Block& block) {
 TEST(KQuantFormat, ZeroBlocksAreZeroBytes) {
   for (const float zero : {0.0f, -0.0f}) {
     const std::vector<float> x(kBlockSize, zero);
+    BlockQ4K q4;
     BlockQ5K q5;
     BlockQ6K q6;
     BlockQ8K q8;
+    std::memset(&q4, 0xFF, sizeof(q4));
     std::memset(&q5, 0xFF, sizeof(q5));
     std::memset(&q6, 0xFF, sizeof(q6));
     std::memset(&q8, 0xFF, sizeof(q8));
+    quant::quantize_q4k(x, {&q4, 1});
     quant::quantize_q5k(x, {&q5, 1});
     quant::quantize_q6k(x, {&q6, 1});
     quant::quantize_q8k(x, {&q8, 1});
+    EXPECT_TRUE(all_zero_bytes(q4));
     EXPECT_TRUE(all_zero_bytes(q5));
     EXPECT_TRUE(all_zero_bytes(q6));
     EXPECT_TRUE(all_zero_bytes(q8));
@@ -203,7 +209,7 @@ TEST(KQuantFormat, Q6KSubBlockWhoseScaleRoundsToZeroKeepsItsFittedQuants) {
   EXPECT_TRUE(any_not_zero_point);
 }
 
-// Round-trip error stays within what 5/6/8 bits allow, on data of any scale.
+// Round-trip error stays within what 4/5/6/8 bits allow, on data of any scale.
 TEST(KQuantFormat, RoundTripErrorIsBounded) {
   for (const float scale : {1e-3f, 1.0f, 1e3f}) {
     const std::vector<float> x = normal(64 * kBlockSize, 6, 0.0f, scale);
@@ -217,6 +223,10 @@ TEST(KQuantFormat, RoundTripErrorIsBounded) {
       return std::sqrt(err / x.size()) / rms;
     };
     std::vector<float> y(x.size());
+    std::vector<BlockQ4K> q4(64);
+    quant::quantize_q4k(x, q4);
+    quant::dequantize_q4k(q4, y);
+    EXPECT_LT(relative_rmse(y), 0.08) << "Q4_K at scale " << scale;
     std::vector<BlockQ5K> q5(64);
     quant::quantize_q5k(x, q5);
     quant::dequantize_q5k(q5, y);
@@ -239,6 +249,11 @@ TEST(KQuantFormat, AdversarialPatternsGiveFiniteValues) {
   for (const auto& pattern : adversarial_patterns(1024, 8)) {
     if (pattern.name == "huge") continue;  // 1e30 exceeds fp16's range: the scales become infinite
     std::vector<float> y(pattern.values.size());
+    std::vector<BlockQ4K> q4(4);
+    quant::quantize_q4k(pattern.values, q4);
+    quant::dequantize_q4k(q4, y);
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); }))
+        << pattern.name;
     std::vector<BlockQ5K> q5(4);
     quant::quantize_q5k(pattern.values, q5);
     quant::dequantize_q5k(q5, y);

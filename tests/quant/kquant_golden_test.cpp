@@ -12,6 +12,7 @@
 #include "brick/quant/kquants.hpp"
 #include "kquant_testing.hpp"
 #include "support/ggml_golden.hpp"
+#include "support/golden_inputs.hpp"
 
 namespace brick::test {
 namespace {
@@ -20,29 +21,6 @@ using quant::BlockQ5K;
 using quant::BlockQ6K;
 using quant::BlockQ8K;
 using quant::kBlockSize;
-
-// The generator's inputs (ggml tests/test-quantize-fns.cpp), evaluated as in C: cosf in float,
-// the sum in double, rounded to float.
-std::vector<float> cosine_row(std::size_t n, float phase) {
-  std::vector<float> x(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    x[i] = static_cast<float>(0.1 + 2 * std::cos(static_cast<float>(i) + phase));
-  }
-  return x;
-}
-
-std::vector<float> edge_row(const std::string& name) {
-  std::vector<float> x(kBlockSize);
-  for (std::size_t i = 0; i < kBlockSize; ++i) {
-    const int k = static_cast<int>(i);
-    if (name == "zeros") x[i] = 0.0f;
-    if (name == "ramp") x[i] = static_cast<float>(k - 128) / 64;
-    if (name == "outlier") x[i] = static_cast<float>(0.01 * ((k * 37) % 17 - 8));
-    if (name == "neg") x[i] = static_cast<float>(-1 - 0.01 * k);
-  }
-  if (name == "outlier") x[100] = 50.0f;
-  return x;
-}
 
 struct GoldenCase {
   std::string prefix;  // "", "zeros", "ramp", "outlier", "neg"
@@ -76,8 +54,8 @@ template <typename Block>
 void check_case(const GoldenCase& c, void (*quantize)(std::span<const float>, std::span<Block>),
                 void (*dequantize)(std::span<const Block>, std::span<float>)) {
   const std::string key = c.key();
-  const std::vector<float> x = c.prefix.empty() ? cosine_row(c.n, 0.0f) : edge_row(c.prefix);
-  const std::vector<float> y = cosine_row(c.n, 1.0f);
+  const std::vector<float> x = c.prefix.empty() ? golden_cosine_row(c.n, 0.0f) : golden_edge_row(c.prefix);
+  const std::vector<float> y = golden_cosine_row(c.n, 1.0f);
 
   std::vector<Block> q(c.n / kBlockSize);
   quantize(x, q);

@@ -53,16 +53,35 @@ void require_blocks(const char* what, std::size_t values, std::size_t blocks) {
   }
 }
 
-template <typename Block>
+// `values_per_block` values per weight block (1 for F16 and BF16 rows).
+template <typename Block, typename ActivationBlock>
 float vec_dot(GgmlOracle::VecDotFn fn, const char* what, std::span<const Block> w,
-              std::span<const quant::BlockQ8K> x) {
+              std::span<const ActivationBlock> x, std::size_t values_per_block) {
   if (w.size() != x.size()) {
     throw InvalidArgument(fmt::format(
         "ggml oracle {}: {} weight blocks against {} activation blocks", what, w.size(), x.size()));
   }
   float result = 0.0f;
-  fn(static_cast<int>(quant::kBlockSize * w.size()), &result, 0, w.data(), 0, x.data(), 0, 1);
+  fn(static_cast<int>(values_per_block * w.size()), &result, 0, w.data(), 0, x.data(), 0, 1);
   return result;
+}
+
+template <typename Block>
+float vec_dot(GgmlOracle::VecDotFn fn, const char* what, std::span<const Block> w,
+              std::span<const quant::BlockQ8K> x) {
+  return vec_dot(fn, what, w, x, quant::kBlockSize);
+}
+
+void require_same_size(const char* what, std::size_t in, std::size_t out) {
+  if (in != out) throw InvalidArgument(fmt::format("ggml oracle {}: {} values into room for {}", what, in, out));
+}
+
+void require_whole_blocks(const GgmlOracle& oracle, const char* what, GgmlType type, std::size_t rows,
+                          std::size_t cols) {
+  if (rows == 0 || cols == 0 || cols % static_cast<std::size_t>(oracle.ggml_blck_size(static_cast<int>(type))) != 0) {
+    throw InvalidArgument(fmt::format("{}: {}x{} is not a matrix of whole blocks of ggml type {}", what, rows, cols,
+                                      static_cast<int>(type)));
+  }
 }
 
 // The CPU backend's CPU_REPACK buffer type, or nullptr when this build has none.
@@ -184,15 +203,21 @@ void GgmlOracle::open() {
   version_ = version();
   commit_ = commit();
 
+  resolve(base_handle_, base, "quantize_row_q4_K_ref", quantize_row_q4_K_ref);
   resolve(base_handle_, base, "quantize_row_q5_K_ref", quantize_row_q5_K_ref);
   resolve(base_handle_, base, "quantize_row_q6_K_ref", quantize_row_q6_K_ref);
   resolve(base_handle_, base, "quantize_row_q8_K_ref", quantize_row_q8_K_ref);
+  resolve(base_handle_, base, "quantize_row_q8_0_ref", quantize_row_q8_0_ref);
+  resolve(base_handle_, base, "dequantize_row_q4_K", dequantize_row_q4_K);
+  resolve(base_handle_, base, "dequantize_row_q8_0", dequantize_row_q8_0);
   resolve(base_handle_, base, "dequantize_row_q5_K", dequantize_row_q5_K);
   resolve(base_handle_, base, "dequantize_row_q6_K", dequantize_row_q6_K);
   resolve(base_handle_, base, "dequantize_row_q8_K", dequantize_row_q8_K);
   resolve(base_handle_, base, "ggml_quantize_chunk", ggml_quantize_chunk);
   resolve(base_handle_, base, "ggml_fp16_to_fp32_row", ggml_fp16_to_fp32_row);
   resolve(base_handle_, base, "ggml_fp32_to_fp16_row", ggml_fp32_to_fp16_row);
+  resolve(base_handle_, base, "ggml_bf16_to_fp32_row", ggml_bf16_to_fp32_row);
+  resolve(base_handle_, base, "ggml_fp32_to_bf16_row_ref", ggml_fp32_to_bf16_row_ref);
   resolve(base_handle_, base, "ggml_init", ggml_init);
   resolve(base_handle_, base, "ggml_free", ggml_free);
   resolve(base_handle_, base, "ggml_tensor_overhead", ggml_tensor_overhead);
@@ -223,6 +248,15 @@ void GgmlOracle::open() {
   resolve(cpu_handle_, cpu, "ggml_cpu_init", cpu_init);
   cpu_init();  // fills ggml's fp16 tables; must run before any CPU-library kernel
   resolve(cpu_handle_, cpu, "quantize_row_q8_K", quantize_row_q8_K);
+  resolve(cpu_handle_, cpu, "quantize_row_q8_0", quantize_row_q8_0);
+  resolve(cpu_handle_, cpu, "ggml_cpu_fp32_to_fp16", ggml_cpu_fp32_to_fp16);
+  resolve(cpu_handle_, cpu, "ggml_cpu_fp32_to_bf16", ggml_cpu_fp32_to_bf16);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_q4_K_q8_K", ggml_vec_dot_q4_K_q8_K);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_q4_K_q8_K_generic", ggml_vec_dot_q4_K_q8_K_generic);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_q8_0_q8_0", ggml_vec_dot_q8_0_q8_0);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_q8_0_q8_0_generic", ggml_vec_dot_q8_0_q8_0_generic);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_f16", ggml_vec_dot_f16);
+  resolve(cpu_handle_, cpu, "ggml_vec_dot_bf16", ggml_vec_dot_bf16);
   resolve(cpu_handle_, cpu, "ggml_vec_dot_q5_K_q8_K", ggml_vec_dot_q5_K_q8_K);
   resolve(cpu_handle_, cpu, "ggml_vec_dot_q6_K_q8_K", ggml_vec_dot_q6_K_q8_K);
   resolve(cpu_handle_, cpu, "ggml_vec_dot_q5_K_q8_K_generic", ggml_vec_dot_q5_K_q8_K_generic);
@@ -238,28 +272,68 @@ void GgmlOracle::open() {
 
   // The type ids and block sizes this header assumes, checked against the library.
   std::size_t (*type_size)(int) = nullptr;
-  std::int64_t (*blck_size)(int) = nullptr;
   resolve(base_handle_, base, "ggml_type_size", type_size);
-  resolve(base_handle_, base, "ggml_blck_size", blck_size);
+  resolve(base_handle_, base, "ggml_blck_size", ggml_blck_size);
   const struct {
     GgmlType type;
     std::size_t bytes;
     std::int64_t values;
   } expected[] = {{GgmlType::F32, 4, 1},
+                  {GgmlType::F16, sizeof(quant::fp16_t), 1},
+                  {GgmlType::BF16, sizeof(quant::bf16_t), 1},
+                  {GgmlType::Q8_0, sizeof(quant::BlockQ80), quant::kQ80BlockSize},
+                  {GgmlType::Q4_K, sizeof(quant::BlockQ4K), quant::kBlockSize},
                   {GgmlType::Q5_K, sizeof(quant::BlockQ5K), quant::kBlockSize},
                   {GgmlType::Q6_K, sizeof(quant::BlockQ6K), quant::kBlockSize},
                   {GgmlType::Q8_K, sizeof(quant::BlockQ8K), quant::kBlockSize}};
   for (const auto& e : expected) {
     const int id = static_cast<int>(e.type);
-    if (type_size(id) != e.bytes || blck_size(id) != e.values) {
+    if (type_size(id) != e.bytes || ggml_blck_size(id) != e.values) {
       fail(fmt::format("{} reports type {} as {} bytes per {} values, expected {} per {}", base, id,
-                       type_size(id), blck_size(id), e.bytes, e.values));
+                       type_size(id), ggml_blck_size(id), e.bytes, e.values));
     }
   }
 }
 
 std::string GgmlOracle::describe() const {
   return fmt::format("ggml {} ({}), {}", version_, commit_, cpu_path_);
+}
+
+void GgmlOracle::quantize_q4k_ref(std::span<const float> x, std::span<quant::BlockQ4K> out) const {
+  require_blocks("quantize_row_q4_K_ref", x.size(), out.size());
+  quantize_row_q4_K_ref(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+}
+
+void GgmlOracle::quantize_q8_0_ref(std::span<const float> x, std::span<quant::BlockQ80> out) const {
+  require_same_size("quantize_row_q8_0_ref", x.size(), quant::kQ80BlockSize * out.size());
+  quantize_row_q8_0_ref(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+}
+
+void GgmlOracle::quantize_q8_0(std::span<const float> x, std::span<quant::BlockQ80> out) const {
+  require_same_size("quantize_row_q8_0", x.size(), quant::kQ80BlockSize * out.size());
+  quantize_row_q8_0(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+}
+
+void GgmlOracle::cpu_fp32_to_fp16(std::span<const float> x, std::span<quant::fp16_t> out) const {
+  require_same_size("ggml_cpu_fp32_to_fp16", x.size(), out.size());
+  ggml_cpu_fp32_to_fp16(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+}
+
+void GgmlOracle::cpu_fp32_to_bf16(std::span<const float> x, std::span<quant::bf16_t> out) const {
+  require_same_size("ggml_cpu_fp32_to_bf16", x.size(), out.size());
+  ggml_cpu_fp32_to_bf16(x.data(), out.data(), static_cast<std::int64_t>(x.size()));
+}
+
+std::vector<std::byte> GgmlOracle::quantize_chunk(GgmlType type, std::span<const float> x,
+                                                  std::size_t n_per_row) const {
+  const auto n = static_cast<std::int64_t>(n_per_row);
+  if (n_per_row == 0 || x.size() % n_per_row != 0) {
+    throw InvalidArgument(fmt::format("ggml oracle ggml_quantize_chunk: bad row length {}", n_per_row));
+  }
+  const auto rows = static_cast<std::int64_t>(x.size() / n_per_row);
+  std::vector<std::byte> out(ggml_row_size(static_cast<int>(type), n) * static_cast<std::size_t>(rows));
+  ggml_quantize_chunk(static_cast<int>(type), x.data(), out.data(), 0, rows, n, nullptr);
+  return out;
 }
 
 void GgmlOracle::quantize_q5k_ref(std::span<const float> x, std::span<quant::BlockQ5K> out) const {
@@ -306,6 +380,16 @@ void GgmlOracle::quantize_chunk_q6k(std::span<const float> x, std::size_t n_per_
                       static_cast<std::int64_t>(n_per_row), nullptr);
 }
 
+void GgmlOracle::dequantize_q4k(std::span<const quant::BlockQ4K> in, std::span<float> out) const {
+  require_blocks("dequantize_row_q4_K", out.size(), in.size());
+  dequantize_row_q4_K(in.data(), out.data(), static_cast<std::int64_t>(out.size()));
+}
+
+void GgmlOracle::dequantize_q8_0(std::span<const quant::BlockQ80> in, std::span<float> out) const {
+  require_same_size("dequantize_row_q8_0", quant::kQ80BlockSize * in.size(), out.size());
+  dequantize_row_q8_0(in.data(), out.data(), static_cast<std::int64_t>(out.size()));
+}
+
 void GgmlOracle::dequantize_q5k(std::span<const quant::BlockQ5K> in, std::span<float> out) const {
   require_blocks("dequantize_row_q5_K", out.size(), in.size());
   dequantize_row_q5_K(in.data(), out.data(), static_cast<std::int64_t>(out.size()));
@@ -319,6 +403,32 @@ void GgmlOracle::dequantize_q6k(std::span<const quant::BlockQ6K> in, std::span<f
 void GgmlOracle::dequantize_q8k(std::span<const quant::BlockQ8K> in, std::span<float> out) const {
   require_blocks("dequantize_row_q8_K", out.size(), in.size());
   dequantize_row_q8_K(in.data(), out.data(), static_cast<std::int64_t>(out.size()));
+}
+
+float GgmlOracle::vec_dot_q4k_q8k(std::span<const quant::BlockQ4K> w, std::span<const quant::BlockQ8K> x) const {
+  return vec_dot(ggml_vec_dot_q4_K_q8_K, "ggml_vec_dot_q4_K_q8_K", w, x);
+}
+
+float GgmlOracle::vec_dot_q4k_q8k_generic(std::span<const quant::BlockQ4K> w,
+                                          std::span<const quant::BlockQ8K> x) const {
+  return vec_dot(ggml_vec_dot_q4_K_q8_K_generic, "ggml_vec_dot_q4_K_q8_K_generic", w, x);
+}
+
+float GgmlOracle::vec_dot_q8_0_q8_0(std::span<const quant::BlockQ80> w, std::span<const quant::BlockQ80> x) const {
+  return vec_dot(ggml_vec_dot_q8_0_q8_0, "ggml_vec_dot_q8_0_q8_0", w, x, quant::kQ80BlockSize);
+}
+
+float GgmlOracle::vec_dot_q8_0_q8_0_generic(std::span<const quant::BlockQ80> w,
+                                            std::span<const quant::BlockQ80> x) const {
+  return vec_dot(ggml_vec_dot_q8_0_q8_0_generic, "ggml_vec_dot_q8_0_q8_0_generic", w, x, quant::kQ80BlockSize);
+}
+
+float GgmlOracle::vec_dot_f16(std::span<const quant::fp16_t> w, std::span<const quant::fp16_t> x) const {
+  return vec_dot(ggml_vec_dot_f16, "ggml_vec_dot_f16", w, x, 1);
+}
+
+float GgmlOracle::vec_dot_bf16(std::span<const quant::bf16_t> w, std::span<const quant::bf16_t> x) const {
+  return vec_dot(ggml_vec_dot_bf16, "ggml_vec_dot_bf16", w, x, 1);
 }
 
 float GgmlOracle::vec_dot_q5k_q8k(std::span<const quant::BlockQ5K> w,
@@ -343,22 +453,16 @@ float GgmlOracle::vec_dot_q6k_q8k_generic(std::span<const quant::BlockQ6K> w,
 
 GgmlMatVec::GgmlMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows, std::size_t cols)
     : oracle_(oracle), rows_(rows) {
-  if (type != GgmlType::F32 && type != GgmlType::Q5_K && type != GgmlType::Q6_K) {
-    throw InvalidArgument("GgmlMatVec: the weight type must be F32, Q5_K or Q6_K");
-  }
-  if (rows == 0 || cols == 0 || cols % quant::kBlockSize != 0) {
-    throw InvalidArgument(
-        fmt::format("GgmlMatVec: {}x{} is not a matrix of whole 256-value blocks", rows, cols));
-  }
+  if (type == GgmlType::Q8_K) throw InvalidArgument("GgmlMatVec: Q8_K is not a weight type");
+  require_whole_blocks(oracle, "GgmlMatVec", type, rows, cols);
   const auto n_rows = static_cast<std::int64_t>(rows);
   const auto n_cols = static_cast<std::int64_t>(cols);
   const std::size_t weight_bytes = oracle.ggml_row_size(static_cast<int>(type), n_cols) * rows;
   // Tensors, the graph, and the work buffer ggml_graph_compute_with_ctx carves out of the context
-  // (the input quantized to Q8_K plus per-thread padding).
-  const std::size_t mem_size = weight_bytes + (cols + rows) * sizeof(float) +
-                               4 * oracle.ggml_tensor_overhead() + oracle.ggml_graph_overhead() +
-                               oracle.ggml_row_size(static_cast<int>(GgmlType::Q8_K), n_cols) +
-                               (1u << 20);
+  // (the input converted to the weights' activation type, at most 4 bytes a value, plus per-thread
+  // padding).
+  const std::size_t mem_size = weight_bytes + (2 * cols + rows) * sizeof(float) +
+                               4 * oracle.ggml_tensor_overhead() + oracle.ggml_graph_overhead() + (1u << 20);
   context_ = oracle.ggml_init({mem_size, nullptr, false});
   if (context_ == nullptr) throw StateError("GgmlMatVec: ggml_init failed");
   GgmlOracle::Tensor* a =
@@ -404,13 +508,8 @@ GgmlBackendMatVec::GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, st
                                      std::size_t cols, std::span<const std::byte> weights,
                                      bool repack)
     : oracle_(oracle) {
-  if (type != GgmlType::F32 && type != GgmlType::Q5_K && type != GgmlType::Q6_K) {
-    throw InvalidArgument("GgmlBackendMatVec: the weight type must be F32, Q5_K or Q6_K");
-  }
-  if (rows == 0 || cols == 0 || cols % quant::kBlockSize != 0) {
-    throw InvalidArgument(fmt::format(
-        "GgmlBackendMatVec: {}x{} is not a matrix of whole 256-value blocks", rows, cols));
-  }
+  if (type == GgmlType::Q8_K) throw InvalidArgument("GgmlBackendMatVec: Q8_K is not a weight type");
+  require_whole_blocks(oracle, "GgmlBackendMatVec", type, rows, cols);
   const auto n_rows = static_cast<std::int64_t>(rows);
   const auto n_cols = static_cast<std::int64_t>(cols);
   if (weights.size() != oracle.ggml_row_size(static_cast<int>(type), n_cols) * rows) {

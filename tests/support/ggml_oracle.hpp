@@ -15,13 +15,15 @@
 #include <vector>
 
 #include "brick/core/cpu_features.hpp"
+#include "brick/quant/bf16.hpp"
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/q8_0.hpp"
 
 namespace brick::test {
 
 // ggml's enum ggml_type values for the types Brick compares against (checked at load time against
 // ggml_type_size / ggml_blck_size).
-enum class GgmlType : int { F32 = 0, Q5_K = 13, Q6_K = 14, Q8_K = 15 };
+enum class GgmlType : int { F32 = 0, F16 = 1, Q8_0 = 8, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, BF16 = 30 };
 
 class GgmlOracle {
  public:
@@ -58,46 +60,78 @@ class GgmlOracle {
 
   // Typed wrappers. Sizes must match (256 values per block); they throw brick::InvalidArgument if
   // not.
+  void quantize_q4k_ref(std::span<const float> x, std::span<quant::BlockQ4K> out) const;
   void quantize_q5k_ref(std::span<const float> x, std::span<quant::BlockQ5K> out) const;
   void quantize_q6k_ref(std::span<const float> x, std::span<quant::BlockQ6K> out) const;
   void quantize_q8k_ref(std::span<const float> x,
                         std::span<quant::BlockQ8K> out) const;  // base lib
   void quantize_q8k(std::span<const float> x,
                     std::span<quant::BlockQ8K> out) const;  // CPU lib (matmul path)
+  void quantize_q8_0_ref(std::span<const float> x, std::span<quant::BlockQ80> out) const;  // base lib
+  // The CPU library's from_float for the activations of each weight type (what its mat-vec runs).
+  void quantize_q8_0(std::span<const float> x, std::span<quant::BlockQ80> out) const;
+  void cpu_fp32_to_fp16(std::span<const float> x, std::span<quant::fp16_t> out) const;
+  void cpu_fp32_to_bf16(std::span<const float> x, std::span<quant::bf16_t> out) const;
   // ggml_quantize_chunk without an importance matrix: what llama-quantize writes into a model file.
+  // The generic one writes rows of n_per_row values of any type into their bytes.
+  std::vector<std::byte> quantize_chunk(GgmlType type, std::span<const float> x, std::size_t n_per_row) const;
   void quantize_chunk_q5k(std::span<const float> x, std::size_t n_per_row,
                           std::span<quant::BlockQ5K> out) const;
   void quantize_chunk_q6k(std::span<const float> x, std::size_t n_per_row,
                           std::span<quant::BlockQ6K> out) const;
+  void dequantize_q4k(std::span<const quant::BlockQ4K> in, std::span<float> out) const;
   void dequantize_q5k(std::span<const quant::BlockQ5K> in, std::span<float> out) const;
   void dequantize_q6k(std::span<const quant::BlockQ6K> in, std::span<float> out) const;
   void dequantize_q8k(std::span<const quant::BlockQ8K> in, std::span<float> out) const;
+  void dequantize_q8_0(std::span<const quant::BlockQ80> in, std::span<float> out) const;
   // The CPU library's dispatched dot (the SIMD path of the chosen variant) and its portable C one.
+  float vec_dot_q4k_q8k(std::span<const quant::BlockQ4K> w, std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q5k_q8k(std::span<const quant::BlockQ5K> w,
                         std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q6k_q8k(std::span<const quant::BlockQ6K> w,
                         std::span<const quant::BlockQ8K> x) const;
+  float vec_dot_q8_0_q8_0(std::span<const quant::BlockQ80> w, std::span<const quant::BlockQ80> x) const;
+  float vec_dot_f16(std::span<const quant::fp16_t> w, std::span<const quant::fp16_t> x) const;
+  float vec_dot_bf16(std::span<const quant::bf16_t> w, std::span<const quant::bf16_t> x) const;
+  float vec_dot_q4k_q8k_generic(std::span<const quant::BlockQ4K> w, std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q5k_q8k_generic(std::span<const quant::BlockQ5K> w,
                                 std::span<const quant::BlockQ8K> x) const;
   float vec_dot_q6k_q8k_generic(std::span<const quant::BlockQ6K> w,
                                 std::span<const quant::BlockQ8K> x) const;
+  float vec_dot_q8_0_q8_0_generic(std::span<const quant::BlockQ80> w, std::span<const quant::BlockQ80> x) const;
 
   // Raw entry points, for benchmarks that must call ggml with no wrapper in between.
+  QuantizeRowFn quantize_row_q4_K_ref = nullptr;
   QuantizeRowFn quantize_row_q5_K_ref = nullptr;
   QuantizeRowFn quantize_row_q6_K_ref = nullptr;
   QuantizeRowFn quantize_row_q8_K_ref = nullptr;
   QuantizeRowFn quantize_row_q8_K = nullptr;
+  QuantizeRowFn quantize_row_q8_0_ref = nullptr;
+  QuantizeRowFn quantize_row_q8_0 = nullptr;  // CPU lib
+  DequantizeRowFn dequantize_row_q4_K = nullptr;
+  DequantizeRowFn dequantize_row_q8_0 = nullptr;
   DequantizeRowFn dequantize_row_q5_K = nullptr;
   DequantizeRowFn dequantize_row_q6_K = nullptr;
   DequantizeRowFn dequantize_row_q8_K = nullptr;
   QuantizeChunkFn ggml_quantize_chunk = nullptr;
+  VecDotFn ggml_vec_dot_q4_K_q8_K = nullptr;
   VecDotFn ggml_vec_dot_q5_K_q8_K = nullptr;
   VecDotFn ggml_vec_dot_q6_K_q8_K = nullptr;
   VecDotFn ggml_vec_dot_q5_K_q8_K_generic = nullptr;
   VecDotFn ggml_vec_dot_q6_K_q8_K_generic = nullptr;
+  VecDotFn ggml_vec_dot_q4_K_q8_K_generic = nullptr;
+  VecDotFn ggml_vec_dot_q8_0_q8_0 = nullptr;
+  VecDotFn ggml_vec_dot_q8_0_q8_0_generic = nullptr;
+  VecDotFn ggml_vec_dot_f16 = nullptr;
+  VecDotFn ggml_vec_dot_bf16 = nullptr;
   // ggml's portable fp16 conversions (libggml-base), the ones its reference quantizers use.
   void (*ggml_fp16_to_fp32_row)(const std::uint16_t* x, float* y, std::int64_t n) = nullptr;
   void (*ggml_fp32_to_fp16_row)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
+  void (*ggml_bf16_to_fp32_row)(const std::uint16_t* x, float* y, std::int64_t n) = nullptr;
+  void (*ggml_fp32_to_bf16_row_ref)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
+  // The CPU library's conversions of x for F16 and BF16 weights (its from_float).
+  void (*ggml_cpu_fp32_to_fp16)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
+  void (*ggml_cpu_fp32_to_bf16)(const float* x, std::uint16_t* y, std::int64_t n) = nullptr;
 
   // The graph API, for mat-vecs computed the way llama.cpp computes them (see GgmlMatVec).
   struct InitParams {  // struct ggml_init_params
@@ -125,6 +159,7 @@ class GgmlOracle {
   std::size_t (*ggml_tensor_overhead)() = nullptr;
   std::size_t (*ggml_graph_overhead)() = nullptr;
   std::size_t (*ggml_row_size)(int type, std::int64_t ne) = nullptr;
+  std::int64_t (*ggml_blck_size)(int type) = nullptr;
   std::size_t (*ggml_nbytes)(const Tensor* tensor) = nullptr;
   Tensor* (*ggml_new_tensor_1d)(Context* ctx, int type, std::int64_t ne0) = nullptr;
   Tensor* (*ggml_new_tensor_2d)(Context* ctx, int type, std::int64_t ne0,
@@ -178,7 +213,7 @@ class GgmlOracle {
   void* cpu_handle_ = nullptr;
 };
 
-// A weight matrix (rows x cols, ggml type Q5_K / Q6_K / F32) times an f32 vector through ggml's
+// A weight matrix (rows x cols, any ggml type above but Q8_K) times an f32 vector through ggml's
 // graph API: ggml_mul_mat + ggml_graph_compute_with_ctx (threads created per call, llama.cpp's
 // plain API), or + ggml_graph_compute on a persistent ggml thread pool. Fill weights() and input(),
 // compute, read output(). Not copyable; owns its ggml context and pool.

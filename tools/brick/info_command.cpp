@@ -1,6 +1,7 @@
 // brick info: the CPU report, or with a GGUF file its architecture, metadata and tensors.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,7 +12,8 @@
 #include "brick/core/error.hpp"
 #include "brick/gguf/gguf_file.hpp"
 #include "brick/model/llama_model.hpp"
-#include "brick/quant/dot_kernels.hpp"
+#include "brick/quant/matvec.hpp"
+#include "brick/quant/tensor_type.hpp"
 #include "brick/runtime/cpu_topology.hpp"
 #include "brick/runtime/simd_config/amx_support.hpp"
 #include "commands.hpp"
@@ -40,12 +42,19 @@ void print_cpu() {
   fmt::print("\namx        {}\n", describe(amx_support()));
   const Backend selected = resolve(Backend::Auto);
   fmt::print("selected   {} (BRICK_BACKEND forces one for the whole process)\n", name(selected));
-  fmt::print(
-      "kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, matvec (f32), "
-      "quantize_q8k: {}\n",
-      name(selected));
-  fmt::print("           dot_q5k_q8k, dot_q6k_q8k, k-quant matvec, fused QKV / gate-up: {}\n",
-             quant::name(quant::dot_isa(selected)));
+  fmt::print("kernels    dot, axpy, add, rms_norm, softmax, silu, swiglu, rope, x to q8_K / q8_0 / f16 / "
+             "bf16: {}\n",
+             name(selected));
+  // ggml numbers its types below 64; every type Brick computes with, in ggml's order.
+  fmt::print("matvec     (and fused QKV / gate-up) by weight type:");
+  const char* separator = " ";
+  for (std::uint32_t id = 0; id < 64; ++id) {
+    const auto traits = quant::tensor_type_traits(id);
+    if (!traits || !quant::is_computable(traits->type)) continue;
+    fmt::print("{}{} {}", separator, traits->name, quant::dot_kernel_name(traits->type, selected));
+    separator = ", ";
+  }
+  fmt::print("\n");
 }
 
 std::string human_bytes(std::uint64_t bytes) {

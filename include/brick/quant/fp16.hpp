@@ -60,6 +60,14 @@ constexpr fp16_t fp32_to_fp16(float f) noexcept {
   return static_cast<fp16_t>(sign | rounded);
 }
 
+// ggml's portable conversion (ggml_fp32_to_fp16_row, what ggml_quantize_chunk writes for F16
+// tensors): the rounding above, but every NaN becomes the one quiet NaN 0x7E00 of its sign.
+constexpr fp16_t fp32_to_fp16_canonical_nan(float f) noexcept {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<fp16_t>(((bits >> 16) & 0x8000u) | 0x7E00u);
+  return fp32_to_fp16(f);
+}
+
 // Whole rows. Backend::Scalar uses the functions above; Avx2 and Avx512 (both imply F16C) use the
 // F16C instructions; Auto picks as resolve() does. Every backend gives the same bits. The spans must
 // have the same size (else InvalidArgument).
@@ -67,5 +75,14 @@ void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out,
                       Backend backend = Backend::Auto);
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out,
                       Backend backend = Backend::Auto);
+
+// x as ggml-cpu converts it for F16 weights (ggml_cpu_fp32_to_fp16 on x86): fp32_to_fp16_row's bits
+// for the first in.size() - in.size() % 4 values (F16C, four or more at a time), and for the last
+// in.size() % 4 (its scalar tail) fp32_to_fp16_canonical_nan's. The two differ only for NaNs.
+void fp32_to_fp16_activation(std::span<const float> in, std::span<fp16_t> out, Backend backend = Backend::Auto);
+
+// Dot product of two F16 rows of the same length (else InvalidArgument). Products of halves are
+// exact in float; every backend but Scalar (double) accumulates them in float.
+float dot_f16_f16(std::span<const fp16_t> w, std::span<const fp16_t> x, Backend backend = Backend::Auto);
 
 }  // namespace brick::quant

@@ -1,7 +1,9 @@
 #pragma once
 // Rows of f32 values into any type Brick writes, with the bytes ggml_quantize_chunk writes for it
-// without an importance matrix (what llama-quantize puts in a model file): the k-quants and Q8_0
-// through their reference quantizers, F16 and BF16 rounded to nearest even, F32 copied.
+// without an importance matrix (what llama-quantize puts in a model file): Q4_K, Q5_K, Q6_K and
+// Q8_0 through their reference quantizers, F16 and BF16 rounded to nearest even (F16 turning every
+// NaN into 0x7E00 of its sign, as ggml_fp32_to_fp16_row does), F32 copied. Every type Brick
+// computes with (is_computable) is quantizable.
 #include <cstddef>
 #include <span>
 

@@ -1,11 +1,13 @@
 #pragma once
-// The AVX-512 Q5_K·Q8_K and Q6_K·Q8_K kernels, shared by two translation units: dot_*_avx512.cpp
-// (AVX-512 F/BW: vpmaddubsw pairs, scaled with vpmaddwd + vpaddd) and dot_*_avx512vnni.cpp
-// (vpdpbusd sums of four, packed to int16 and scaled with vpdpwssd, see packed_dots). Everything
+// The AVX-512 Q4_K·Q8_K, Q5_K·Q8_K and Q6_K·Q8_K kernels, shared by the translation units
+// dot_*_avx512.cpp (AVX-512 F/BW: vpmaddubsw pairs, scaled with vpmaddwd + vpaddd),
+// dot_*_avx512vnni.cpp (vpdpbusd sums of four, packed to int16 and scaled with vpdpwssd, see
+// packed_dots) and dot_*_avx512gfni.cpp (VNNI, with GFNI moving the high quant bits). Everything
 // here is in an anonymous namespace so that each TU keeps its own copy, compiled with its own flags.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "brick/quant/kquants.hpp"
 #include "core/simd_avx512.hpp"
@@ -372,11 +374,12 @@ struct Q6KDot {
   }
 };
 
-// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of two Q5_K blocks, see
-// dot_q5k_q8k_scalar.cpp, unpacked one block per 128-bit lane (Zen 4 runs a 256-bit operation at
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of two Q4_K or Q5_K blocks (the two formats pack
+// them alike, see quant/kquant_scale_min.hpp), unpacked one block per 128-bit lane (Zen 4 runs a 256-bit operation at
 // the cost of a 128-bit one): with a block's 12 packed bytes as dwords w0, w1, w2, its result
 // dwords are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) & 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) |
-// ((w1 >> 2) & 0x30..)]. Each 16-byte load reads 4 bytes of qh, which follow in the same block.
+// ((w1 >> 2) & 0x30..)]. Each 16-byte load reads 4 bytes past the scales (qh in Q5_K, qs in Q4_K),
+// which follow in the same block.
 struct Q5KScaleConstants {
   __m256i low_shift = _mm256_set_epi32(4, 0, 0, 0, 4, 0, 0, 0);
   __m256i low_mask = _mm256_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F,
@@ -384,7 +387,8 @@ struct Q5KScaleConstants {
   __m256i high_mask = _mm256_set_epi32(0x30303030, 0, 0x30303030, 0, 0x30303030, 0, 0x30303030, 0);
 };
 
-inline __m256i unpack_scales_mins(const BlockQ5K& first, const BlockQ5K& second, const Q5KScaleConstants& k) {
+template <class Block>
+inline __m256i unpack_scales_mins(const Block& first, const Block& second, const Q5KScaleConstants& k) {
   const __m256i words =
       _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first.scales))),
                               _mm_loadu_si128(reinterpret_cast<const __m128i*>(second.scales)), 1);
@@ -394,8 +398,8 @@ inline __m256i unpack_scales_mins(const BlockQ5K& first, const BlockQ5K& second,
   return _mm256_ternarylogic_epi32(low, high, k.high_mask, 0xF8);  // low | (high & high_mask)
 }
 
-// Q5_K: 64 quants per zmm, read from qs in one of two layouts. The fifth bit of sub-block j is bit j
-// of qh, in every layout.
+// Q5_K and Q4_K: 64 quants per zmm, read from qs in one of two layouts (Q4_K's qs is laid out as
+// Q5_K's). The fifth bit of a Q5_K quant of sub-block j is bit j of qh, in every layout.
 // - Chunks: one 32-byte chunk c of qs in both halves of a zmm, the low half keeping the low nibbles
 //   (sub-block 2c), the high half shifted down to the high nibbles (sub-block 2c+1): exactly the
 //   order of the Q8_K quants.
@@ -467,8 +471,8 @@ struct Q5KScalePair {
 
 // `sub_sums`: sub_block_sums of the first block's activation in the low 128 bits, of the second's
 // in the high 128 bits.
-template <Q5KLayout kLayout>
-inline Q5KScalePair scale_pair(const BlockQ5K& first, const BlockQ5K& second, __m256i sub_sums,
+template <class Block, Q5KLayout kLayout>
+inline Q5KScalePair scale_pair(const Block& first, const Block& second, __m256i sub_sums,
                                const Q5KConstants<kLayout>& k) {
   const __m256i scales_mins = unpack_scales_mins(first, second, k.scale_constants);
   const __m256i zero = _mm256_setzero_si256();
@@ -487,9 +491,9 @@ inline __m128i min_totals(__m256i ab, __m256i cd) {
 
 // 16 lanes adding up to sum_j sc_j * q_j . y_j, with y in the order of kLayout's quants and the
 // block's scales those of a scale pair's first (kSecond = 0) or second (1) block.
-template <Avx512Level kLevel, Q5KLayout kLayout, int kSecond>
-inline __m512i scaled_sum(const BlockQ5K& w, const ActivationBlock& y, __m512i scales16, const Q5KConstants<kLayout>& k) {
-  const __m512i qh = load_twice(w.qh);
+template <Avx512Level kLevel, Q5KLayout kLayout, int kSecond, class Block>
+inline __m512i scaled_sum(const Block& w, const ActivationBlock& y, __m512i scales16, const Q5KConstants<kLayout>& k) {
+  constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K>;
   // The nibbles of vector v in bits 0-3 of each byte, whatever is above them.
   __m512i nibbles[4];
   for (int c = 0; c < 4; ++c) {
@@ -502,13 +506,18 @@ inline __m512i scaled_sum(const BlockQ5K& w, const ActivationBlock& y, __m512i s
     }
   }
   __m512i q[4];
-  for (int v = 0; v < 4; ++v) {
-    if constexpr (kLevel == Avx512Level::VnniGfni) {
-      q[v] = merge_nibbles(nibbles[v], move_bits<kLevel>(qh, k.fifth_bit_to_4[v]), k.low_nibble);
-    } else {
-      const __m512i low_nibbles = _mm512_and_si512(nibbles[v], k.low_nibble);
-      const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[v]);
-      q[v] = _mm512_mask_add_epi8(low_nibbles, has_fifth_bit, low_nibbles, k.sixteen);
+  if constexpr (!kFifthBit) {
+    for (int v = 0; v < 4; ++v) q[v] = _mm512_and_si512(nibbles[v], k.low_nibble);
+  } else {
+    const __m512i qh = load_twice(w.qh);
+    for (int v = 0; v < 4; ++v) {
+      if constexpr (kLevel == Avx512Level::VnniGfni) {
+        q[v] = merge_nibbles(nibbles[v], move_bits<kLevel>(qh, k.fifth_bit_to_4[v]), k.low_nibble);
+      } else {
+        const __m512i low_nibbles = _mm512_and_si512(nibbles[v], k.low_nibble);
+        const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[v]);
+        q[v] = _mm512_mask_add_epi8(low_nibbles, has_fifth_bit, low_nibbles, k.sixteen);
+      }
     }
   }
   __m512i sum;
@@ -532,8 +541,9 @@ inline __m512i scaled_sum(const BlockQ5K& w, const ActivationBlock& y, __m512i s
   return sum;
 }
 
-template <Avx512Level kLevel>
-struct Q5KDot {
+// Q4_K and Q5_K, which share everything but the fifth quant bit.
+template <class Block, Avx512Level kLevel>
+struct ScaleMinDot {
   static constexpr bool kRunsOutOfLine = true;  // see dot_four_runs
   Q5KConstants<Q5KLayout::Chunks> k;
   Q5KConstants<Q5KLayout::ChunkPairs> k_pairs;
@@ -552,7 +562,7 @@ struct Q5KDot {
     // d * xd * scaled - dmin * xd * mins, as tail() computes it
     __m128 value() const { return _mm_fnmadd_ps(dmin_scales, mins, _mm_mul_ps(d_scales, scaled)); }
   };
-  Terms terms(const FourBlocks<BlockQ5K>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
+  Terms terms(const FourBlocks<Block>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
               const Q5KScalePair& p01, const Q5KScalePair& p23) const {
     // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
     __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
@@ -565,7 +575,7 @@ struct Q5KDot {
   }
 
   // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
-  __m128 group(const BlockQ5K* w4, const BlockQ8K* x4, __m128 acc) const {
+  __m128 group(const Block* w4, const BlockQ8K* x4, __m128 acc) const {
     const ActivationBlock y0(x4[0]);
     const ActivationBlock y1(x4[1]);
     const ActivationBlock y2(x4[2]);
@@ -576,11 +586,11 @@ struct Q5KDot {
     const Q5KScalePair p23 = scale_pair(w4[2], w4[3], _mm256_set_m128i(sub_block_sums(y3), sub_block_sums(y2)), k);
     const __m512i s2 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[2], y2, p23.scales16, k);
     const __m512i s3 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[3], y3, p23.scales16, k);
-    return terms(FourBlocks<BlockQ5K>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23).accumulate(acc);
+    return terms(FourBlocks<Block>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23).accumulate(acc);
   }
 
   // One block of four rows, sharing x's loads.
-  Terms of_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x) const {
+  Terms of_rows(const FourBlocks<Block>& w, const BlockQ8K& x) const {
     const ActivationBlock y = paired_chunks(ActivationBlock(x));
     const __m256i sub_sums = _mm256_broadcastsi128_si256(sub_block_sums(y));
     const Q5KScalePair p01 = scale_pair(w[0], w[1], sub_sums, k_pairs);
@@ -592,15 +602,15 @@ struct Q5KDot {
     return terms(w, _mm_set1_ps(x.d), s0, s1, s2, s3, p01, p23);
   }
 
-  __m128 across_rows(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x, __m128 acc) const {
+  __m128 across_rows(const FourBlocks<Block>& w, const BlockQ8K& x, __m128 acc) const {
     return of_rows(w, x).accumulate(acc);
   }
 
   // tail(w[r], x) in lane r.
-  __m128 tails(const FourBlocks<BlockQ5K>& w, const BlockQ8K& x) const { return of_rows(w, x).value(); }
+  __m128 tails(const FourBlocks<Block>& w, const BlockQ8K& x) const { return of_rows(w, x).value(); }
 
   // One block on its own (the last one to three of a row), as the first of a pair with itself.
-  float tail(const BlockQ5K& w1, const BlockQ8K& x1) const {
+  float tail(const Block& w1, const BlockQ8K& x1) const {
     const ActivationBlock y(x1);
     const Q5KScalePair pair = scale_pair(w1, w1, _mm256_broadcastsi128_si256(sub_block_sums(y)), k);
     const float scaled = static_cast<float>(_mm512_reduce_add_epi32(scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w1, y, pair.scales16, k)));
@@ -611,6 +621,11 @@ struct Q5KDot {
     return _mm_cvtss_f32(t.value());
   }
 };
+
+template <Avx512Level kLevel>
+using Q5KDot = ScaleMinDot<BlockQ5K, kLevel>;
+template <Avx512Level kLevel>
+using Q4KDot = ScaleMinDot<BlockQ4K, kLevel>;
 
 }  // namespace
 }  // namespace brick::quant::kernels

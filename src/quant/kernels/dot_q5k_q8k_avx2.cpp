@@ -1,104 +1,11 @@
-// Q5_K·Q8_K with AVX2: 32 quants per _mm256_maddubs_epi16 (unsigned 0..31 times signed Q8_K, so no
-// saturation), the 6-bit sub-block scales applied with _mm256_madd_epi16, and the mins taken from
-// Q8_K's group sums: sum(d*sc_j*q - dmin*m_j) . y = d * sum(sc_j * q . y) - dmin * sum(m_j * bsum_j).
-// Both integer sums of a block are reduced exactly before the float scales are applied (four blocks
-// per reduction), so the only rounding is one float multiply-add per sum, as in the reference.
-#include <immintrin.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#include "quant/kernels/dot_kernels.hpp"
+// Q5_K·Q8_K with AVX2; the kernel itself is in dot_scale_min_avx2_impl.hpp.
+#include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/dot_scale_min_avx2_impl.hpp"
 
 namespace brick::quant::kernels {
-namespace {
-
-// The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block, one byte each. The 12 packed bytes
-// hold the low 6 bits of scales 0-3 and mins 0-3 in bytes 0-7; scales and mins 4-7 keep their low
-// nibbles in bytes 8-11 and their top two bits in the spare top bits of bytes 0-7.
-inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
-  std::uint32_t word[3];
-  std::memcpy(word, packed, sizeof word);
-  const std::uint32_t six = 0x3F3F3F3Fu;
-  const std::uint32_t four = 0x0F0F0F0Fu;
-  const std::uint32_t two = 0x03030303u;
-  const std::uint32_t scales_lo = word[0] & six;
-  const std::uint32_t scales_hi = (word[2] & four) | (((word[0] >> 6) & two) << 4);
-  const std::uint32_t mins_lo = word[1] & six;
-  const std::uint32_t mins_hi = ((word[2] >> 4) & four) | (((word[1] >> 6) & two) << 4);
-  return _mm_set_epi32(static_cast<int>(mins_hi), static_cast<int>(mins_lo),
-                       static_cast<int>(scales_hi), static_cast<int>(scales_lo));
-}
-
-struct BlockSums {
-  __m256i scaled = _mm256_setzero_si256();  // sum_j sc_j * q . y over 8 int32 lanes
-  __m256i mins = _mm256_setzero_si256();    // sum_j m_j * bsum_j over 8 int32 lanes
-};
-
-inline BlockSums block_sums(const BlockQ5K& w, const BlockQ8K& x) {
-  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
-  const __m256i fifth_bit = _mm256_set1_epi8(0x10);
-  // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
-  const __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-  const __m128i scales_mins = unpack_scales_mins(w.scales);
-  BlockSums out;
-  const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, repeat_mins));
-  out.mins = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
-  // Scales as int16 in both 128-bit lanes, so an in-lane shuffle can broadcast any one of them.
-  const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_mins));
-  __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
-  for (int c = 0; c < 4; ++c) {
-    const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
-    const __m256i q_lo = _mm256_or_si256(_mm256_and_si256(packed, low_nibble),
-                                         _mm256_and_si256(_mm256_slli_epi16(high, 4), fifth_bit));
-    const __m256i q_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble),
-                                         _mm256_and_si256(_mm256_slli_epi16(high, 3), fifth_bit));
-    high = _mm256_srli_epi16(high, 2);
-    const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c));
-    const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c + 32));
-    const __m256i scale_lo =
-        _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 1) << 8 | 4 * c)));
-    const __m256i scale_hi =
-        _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 3) << 8 | (4 * c + 2))));
-    out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_lo, y_lo), scale_lo));
-    out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_hi, y_hi), scale_hi));
-  }
-  return out;
-}
-
-// [scaled sums of blocks 0-3 | min sums of blocks 0-3], exact.
-inline __m256i lane_sums(const BlockSums (&s)[4]) {
-  const __m256i scaled = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0].scaled, s[1].scaled),
-                                           _mm256_hadd_epi32(s[2].scaled, s[3].scaled));
-  const __m256i mins = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0].mins, s[1].mins),
-                                         _mm256_hadd_epi32(s[2].mins, s[3].mins));
-  return _mm256_add_epi32(_mm256_permute2x128_si256(scaled, mins, 0x20),
-                          _mm256_permute2x128_si256(scaled, mins, 0x31));
-}
-
-inline float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-}  // namespace
 
 float dot_q5k_q8k_avx2(const BlockQ5K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  __m256 acc = _mm256_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
-    BlockSums sums[4];
-    alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
-      sums[i] = block_sums(w[b + i], x[b + i]);
-      scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
-      scales[4 + i] = -(_cvtsh_ss(w[b + i].dmin) * x[b + i].d);
-    }
-    acc = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(sums)), acc);
-  }
-  return horizontal_sum(acc);
+  return dot_scale_min_q8k(w, x, blocks);
 }
 
 }  // namespace brick::quant::kernels

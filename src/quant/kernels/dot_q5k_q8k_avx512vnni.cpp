@@ -1,5 +1,5 @@
 // Q5_K·Q8_K with AVX-512 F/BW + VNNI; the kernel itself is in dot_kquant_avx512_impl.hpp.
-#include "quant/kernels/dot_kernels.hpp"
+#include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_kquant_avx512_impl.hpp"
 
 namespace brick::quant::kernels {

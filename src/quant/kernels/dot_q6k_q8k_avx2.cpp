@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "quant/kernels/dot_kernels.hpp"
+#include "quant/kernels/dot_kernel_list.hpp"
 
 namespace brick::quant::kernels {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "brick/quant/fp16.hpp"
-#include "quant/kernels/dot_kernels.hpp"
+#include "quant/kernels/dot_kernel_list.hpp"
 
 namespace brick::quant::kernels {
 namespace {

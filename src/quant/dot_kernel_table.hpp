@@ -1,0 +1,146 @@
+#pragma once
+// The dot kernel table: per weight format (kernels/dot_formats.hpp), every kernel of the list in
+// kernels/dot_kernel_list.hpp with its instruction set, name and three shapes, and how a backend
+// picks one. Dispatch (matvec, the fused ops, the public dot functions), the tests and the
+// benchmarks all go through it; it is private to the library and its own tests and benchmarks.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "brick/core/backend.hpp"
+#include "brick/core/cpu_features.hpp"
+#include "quant/kernels/dot_kernel_list.hpp"
+
+namespace brick::quant::detail {
+
+// Every weight format Brick computes with; is_computable() is true for exactly their types.
+using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat>;
+
+// The instruction sets kernels are built for. Each belongs to one backend and needs that backend's
+// features plus its own.
+enum class Isa : unsigned char { Scalar, Avx2, Avx512, Avx512Vnni, Avx512Gfni, Avx512Bf16 };
+
+inline constexpr std::array<Isa, 6> kIsas = {Isa::Scalar,     Isa::Avx2,       Isa::Avx512,
+                                             Isa::Avx512Vnni, Isa::Avx512Gfni, Isa::Avx512Bf16};
+
+std::string_view name(Isa isa) noexcept;
+Backend backend_of(Isa isa) noexcept;
+// The CPU feature `isa` needs that `features` lacks, or nothing when it runs there.
+std::optional<std::string_view> missing_feature(Isa isa, const CpuFeatures& features = cpu_features()) noexcept;
+inline bool is_supported(Isa isa, const CpuFeatures& features = cpu_features()) noexcept {
+  return !missing_feature(isa, features);
+}
+
+template <class Format>
+struct DotKernel {
+  Isa isa = Isa::Scalar;
+  std::string_view name;  // "dot_q5k_q8k_avx512gfni"
+  typename Format::Row row = nullptr;
+  typename Format::Rows rows = nullptr;
+  typename Format::FourRuns four_runs = nullptr;
+};
+
+// The rows kernel of a format whose kernel file has only a single-row kernel.
+template <class Format, auto kRow>
+void each_row(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
+              std::size_t blocks, float* out) noexcept {
+  for (std::size_t r = 0; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
+}
+
+// The four-runs kernel of a format whose kernel file has no lockstep kernel.
+template <class Format, auto kRows>
+void four_rows_calls(const typename Format::Weight* const (&starts)[4], std::size_t count,
+                     const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
+  for (std::size_t r = 0; r < 4; ++r) kRows(starts[r], count, x, blocks, out[r]);
+}
+
+// The ops room's f32 mat-vec as a rows kernel.
+template <auto kMatvec>
+void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols, float* out) noexcept {
+  kMatvec(w, rows, cols, x, out);
+}
+
+#define BRICK_DOT_ENTRY_Row(F, stem, I, isa)                                                    \
+  DotKernel<F##Format> {                                                                        \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
+        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
+        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>          \
+  }
+#define BRICK_DOT_ENTRY_Rows(F, stem, I, isa)                                                                 \
+  DotKernel<F##Format> {                                                                                      \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
+        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>                                        \
+  }
+#define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa)                                                             \
+  DotKernel<F##Format> {                                                                                      \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
+        &kernels::dot_##stem##_four_runs_##isa                                                                \
+  }
+#define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa)                                                      \
+  DotKernel<F##Format> {                                                                             \
+    Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>, \
+        &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>                       \
+  }
+
+template <class Format>
+constexpr std::size_t count_kernels() {
+  std::size_t count = 0;
+#define BRICK_DOT_COUNT(F, stem, I, isa, shape) count += std::is_same_v<Format, F##Format> ? 1 : 0;
+  BRICK_QUANT_DOT_KERNELS(BRICK_DOT_COUNT)
+#undef BRICK_DOT_COUNT
+  return count;
+}
+
+template <class Format>
+constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() {
+  std::array<DotKernel<Format>, count_kernels<Format>()> table{};
+  std::size_t i = 0;
+#define BRICK_DOT_ADD(F, stem, I, isa, shape) \
+  if constexpr (std::is_same_v<Format, F##Format>) table[i++] = BRICK_DOT_ENTRY_##shape(F, stem, I, isa);
+  BRICK_QUANT_DOT_KERNELS(BRICK_DOT_ADD)
+#undef BRICK_DOT_ADD
+  return table;
+}
+
+#undef BRICK_DOT_ENTRY_OpsF32
+#undef BRICK_DOT_ENTRY_Lockstep
+#undef BRICK_DOT_ENTRY_Rows
+#undef BRICK_DOT_ENTRY_Row
+
+// Every kernel of one format, in the list's order.
+template <class Format>
+inline constexpr std::array<DotKernel<Format>, count_kernels<Format>()> kDotKernels = make_kernels<Format>();
+
+// The kernel of `Format` for `isa`, or null when the list has none.
+template <class Format>
+constexpr const DotKernel<Format>* find_kernel(Isa isa) noexcept {
+  for (const DotKernel<Format>& kernel : kDotKernels<Format>) {
+    if (kernel.isa == isa) return &kernel;
+  }
+  return nullptr;
+}
+
+// The kernel `backend` runs for `Format` on this CPU: the last of the backend's lines that the CPU
+// supports. Throws as resolve() does (BackendUnavailable for a backend this CPU cannot run).
+template <class Format>
+const DotKernel<Format>& select_kernel(Backend backend) {
+  const Backend resolved = resolve(backend);
+  const DotKernel<Format>* chosen = &kDotKernels<Format>.front();
+  for (const DotKernel<Format>& kernel : kDotKernels<Format>) {
+    if (backend_of(kernel.isa) == resolved && is_supported(kernel.isa)) chosen = &kernel;
+  }
+  return *chosen;
+}
+
+// Calls visit(Format{}) for the format of weight type `type`; false when Brick has none.
+template <class Visitor>
+bool with_format(TensorType type, Visitor&& visit) {
+  return std::apply(
+      [&](auto... formats) { return ((decltype(formats)::kType == type ? (visit(formats), true) : false) || ...); },
+      DotFormats{});
+}
+
+}  // namespace brick::quant::detail

@@ -1,0 +1,74 @@
+#pragma once
+// Every dot kernel, one line each, and their declarations. Adding a kernel is a line here plus its
+// file; the table (quant/dot_kernel_table.hpp) that dispatch, tests and benchmarks iterate is built
+// from this list.
+//
+// X(format, stem, Isa, isa, shape): the kernels dot_<stem>_<isa>... of detail::<format>Format for
+// the instruction set Isa::<Isa>, defined in dot_<stem>_<isa>.cpp (compiled with that file name's
+// flags, see cmake/BrickKernels.cmake). `shape` says which kernels the file defines:
+//   Row       dot_<stem>_<isa> only: the rows and four-runs kernels run it row after row
+//   Rows      also dot_<stem>_rows_<isa> (several rows at once); a four-runs call is four rows calls
+//   Lockstep  also dot_<stem>_four_runs_<isa> (four runs of rows anywhere, walked side by side)
+//   OpsF32    the ops room's f32 kernels ops::kernels::dot_f32_<isa> and matvec_f32_<isa>
+// Within a format the lines of one backend go from the least to the most preferred instruction set:
+// a backend runs the last line of its own that the CPU supports.
+#include <cstddef>
+
+#include "ops/kernels/f32_kernels.hpp"
+#include "quant/kernels/dot_formats.hpp"
+
+#define BRICK_QUANT_DOT_KERNELS(X)                  \
+  X(F32, f32, Scalar, scalar, OpsF32)               \
+  X(F32, f32, Avx2, avx2, OpsF32)                   \
+  X(F32, f32, Avx512, avx512, OpsF32)               \
+  X(F16, f16_f16, Scalar, scalar, Row)              \
+  X(F16, f16_f16, Avx2, avx2, Row)                  \
+  X(F16, f16_f16, Avx512, avx512, Lockstep)         \
+  X(BF16, bf16_bf16, Scalar, scalar, Row)           \
+  X(BF16, bf16_bf16, Avx2, avx2, Row)               \
+  X(BF16, bf16_bf16, Avx512, avx512, Lockstep)      \
+  X(BF16, bf16_bf16, Avx512Bf16, avx512bf16, Lockstep) \
+  X(Q80, q8_0_q8_0, Scalar, scalar, Row)            \
+  X(Q80, q8_0_q8_0, Avx2, avx2, Row)                \
+  X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep)       \
+  X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Lockstep) \
+  X(Q4K, q4k_q8k, Scalar, scalar, Row)              \
+  X(Q4K, q4k_q8k, Avx2, avx2, Row)                  \
+  X(Q4K, q4k_q8k, Avx512, avx512, Lockstep)         \
+  X(Q4K, q4k_q8k, Avx512Vnni, avx512vnni, Lockstep) \
+  X(Q5K, q5k_q8k, Scalar, scalar, Row)              \
+  X(Q5K, q5k_q8k, Avx2, avx2, Row)                  \
+  X(Q5K, q5k_q8k, Avx512, avx512, Lockstep)         \
+  X(Q5K, q5k_q8k, Avx512Vnni, avx512vnni, Lockstep) \
+  X(Q5K, q5k_q8k, Avx512Gfni, avx512gfni, Lockstep) \
+  X(Q6K, q6k_q8k, Scalar, scalar, Row)              \
+  X(Q6K, q6k_q8k, Avx2, avx2, Row)                  \
+  X(Q6K, q6k_q8k, Avx512, avx512, Lockstep)         \
+  X(Q6K, q6k_q8k, Avx512Vnni, avx512vnni, Lockstep) \
+  X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Lockstep)
+
+namespace brick::quant::kernels {
+
+#define BRICK_DOT_DECLARE_Row(F, stem, isa)                                                               \
+  float dot_##stem##_##isa(const detail::F##Format::Weight* w, const detail::F##Format::Activation* x, \
+                           std::size_t blocks) noexcept;
+#define BRICK_DOT_DECLARE_Rows(F, stem, isa)                                                              \
+  BRICK_DOT_DECLARE_Row(F, stem, isa) void dot_##stem##_rows_##isa(                                      \
+      const detail::F##Format::Weight* w, std::size_t rows, const detail::F##Format::Activation* x,     \
+      std::size_t blocks, float* out) noexcept;
+#define BRICK_DOT_DECLARE_Lockstep(F, stem, isa)                                                          \
+  BRICK_DOT_DECLARE_Rows(F, stem, isa) void dot_##stem##_four_runs_##isa(                                \
+      const detail::F##Format::Weight* const(&starts)[4], std::size_t count,                             \
+      const detail::F##Format::Activation* x, std::size_t blocks, float* const(&out)[4]) noexcept;
+#define BRICK_DOT_DECLARE_OpsF32(F, stem, isa)
+#define BRICK_DOT_DECLARE(F, stem, I, isa, shape) BRICK_DOT_DECLARE_##shape(F, stem, isa)
+
+BRICK_QUANT_DOT_KERNELS(BRICK_DOT_DECLARE)
+
+#undef BRICK_DOT_DECLARE
+#undef BRICK_DOT_DECLARE_OpsF32
+#undef BRICK_DOT_DECLARE_Lockstep
+#undef BRICK_DOT_DECLARE_Rows
+#undef BRICK_DOT_DECLARE_Row
+
+}  // namespace brick::quant::kernels

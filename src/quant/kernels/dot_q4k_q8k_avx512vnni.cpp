@@ -1,0 +1,21 @@
+// Q4_K·Q8_K with AVX-512 F/BW + VNNI; the kernel itself is in dot_kquant_avx512_impl.hpp.
+#include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/dot_kquant_avx512_impl.hpp"
+
+namespace brick::quant::kernels {
+
+float dot_q4k_q8k_avx512vnni(const BlockQ4K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+  return dot_one_row(Q4KDot<Avx512Level::Vnni>{}, w, x, blocks);
+}
+
+void dot_q4k_q8k_rows_avx512vnni(const BlockQ4K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                             float* out) noexcept {
+  dot_rows_in_lockstep(Q4KDot<Avx512Level::Vnni>{}, w, rows, x, blocks, out);
+}
+
+void dot_q4k_q8k_four_runs_avx512vnni(const BlockQ4K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                  std::size_t blocks, float* const (&out)[4]) noexcept {
+  dot_four_runs(Q4KDot<Avx512Level::Vnni>{}, starts, count, x, blocks, out);
+}
+
+}  // namespace brick::quant::kernels

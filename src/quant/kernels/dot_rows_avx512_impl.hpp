@@ -1,0 +1,92 @@
+#pragma once
+// The row loops of the AVX-512 Q8_0, F16 and BF16 dot kernels: R rows walked side by side, each
+// step's activation loaded once for all of them, every row accumulating in 2 * kVectors zmm of float
+// lanes (kVectors per step, alternate steps in alternate sets, so that the FMA chains are short)
+// summed at the end. A row's float operations are the same whatever R is, so the rows and
+// four-runs kernels give the one-row kernel's bits. Everything here is in an anonymous namespace so
+// that each translation unit keeps its own copy, compiled with its own flags.
+//
+// A Kernel provides: kStep (blocks per step) and kVectors; activation(x) -> A, the activation side
+// of blocks x[0..kStep); accumulate(w, a, acc) adding the step's products with w[0..kStep) to the
+// kVectors accumulators acc; and for a last partial step of `left` < kStep blocks,
+// activation_tail(x, left) and accumulate_tail(w, a, acc, left), which read nothing past
+// x[left - 1] and w[left - 1].
+#include <cstddef>
+
+#include "core/simd_avx512.hpp"
+#include "quant/lockstep.hpp"
+
+namespace brick::quant::kernels {
+namespace {
+
+template <class Kernel, class Weight, class Activation, std::size_t R>
+inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
+                             std::size_t blocks, float* const (&out)[R]) {
+  constexpr std::size_t kStep = Kernel::kStep;
+  constexpr std::size_t kVectors = Kernel::kVectors;
+  // Two steps per iteration, one per set of accumulators: indexing the sets by a step counter would
+  // keep them in memory.
+  __m512 even[R][kVectors];
+  __m512 odd[R][kVectors];
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < kVectors; ++v) even[r][v] = odd[r][v] = _mm512_setzero_ps();
+  }
+  std::size_t b = 0;
+  for (; b + 2 * kStep <= blocks; b += 2 * kStep) {
+    const auto first = kernel.activation(x + b);
+    const auto second = kernel.activation(x + b + kStep);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b, first, even[r]);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b + kStep, second, odd[r]);
+  }
+  if (b + kStep <= blocks) {
+    const auto a = kernel.activation(x + b);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate(rows[r] + b, a, even[r]);
+    b += kStep;
+  }
+  if (b < blocks) {
+    const std::size_t left = blocks - b;
+    const auto a = kernel.activation_tail(x + b, left);
+    for (std::size_t r = 0; r < R; ++r) kernel.accumulate_tail(rows[r] + b, a, odd[r], left);
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    __m512 sum = _mm512_add_ps(even[r][0], odd[r][0]);
+    for (std::size_t v = 1; v < kVectors; ++v) sum = _mm512_add_ps(sum, _mm512_add_ps(even[r][v], odd[r][v]));
+    *out[r] = _mm512_reduce_add_ps(sum);
+  }
+}
+
+template <class Kernel, class Weight, class Activation>
+inline float dot_row(const Kernel& kernel, const Weight* w, const Activation* x, std::size_t blocks) {
+  float out;
+  const Weight* const rows[1] = {w};
+  float* const outs[1] = {&out};
+  dot_side_by_side(kernel, rows, x, blocks, outs);
+  return out;
+}
+
+// Four runs of `count` consecutive rows, wherever each starts, walked side by side.
+template <class Kernel, class Weight, class Activation>
+inline void dot_four_runs_side_by_side(const Kernel& kernel, const Weight* const (&starts)[4], std::size_t count,
+                                       const Activation* x, std::size_t blocks, float* const (&out)[4]) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Weight* const rows[4] = {starts[0] + i * blocks, starts[1] + i * blocks, starts[2] + i * blocks,
+                                   starts[3] + i * blocks};
+    float* const outs[4] = {out[0] + i, out[1] + i, out[2] + i, out[3] + i};
+    dot_side_by_side(kernel, rows, x, blocks, outs);
+  }
+}
+
+// The rows of a matrix as four runs of an odd number of rows walked side by side (four DRAM streams,
+// see lockstep.hpp), then the rows past them one at a time.
+template <class Kernel, class Weight, class Activation>
+inline void dot_rows_in_four_runs(const Kernel& kernel, const Weight* w, std::size_t rows, const Activation* x,
+                                  std::size_t blocks, float* out) {
+  const std::size_t run = detail::lockstep_run(rows, 4);
+  const Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
+  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
+  dot_four_runs_side_by_side(kernel, starts, run, x, blocks, outs);
+  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = dot_row(kernel, w + r * blocks, x, blocks);
+}
+
+}  // namespace
+}  // namespace brick::quant::kernels

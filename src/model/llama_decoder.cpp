@@ -153,7 +153,8 @@ struct LlamaDecoder::Block {
         attn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "attn_norm")),
                        bind(own, x, 1, 0, 0).attn_norm, options, backend)),
         qkv_proj(
-            make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool),
+            make(quant::FusedQKVOp(w.wq, w.wk, w.wv, c.n_head, c.n_head_kv, c.head_dim(), pool,
+                                      block_name(i, "qkv")),
                  in.qkv, options, backend)),
         rope(make(ops::RopeOp(BrickId::RopeEmbedding, block_name(i, "rope")), in.rope, options,
                   backend)),
@@ -168,7 +169,8 @@ struct LlamaDecoder::Block {
                            in.attn_residual, options, backend)),
         ffn_norm(make(ops::RmsNormOp(BrickId::RmsNorm, block_name(i, "ffn_norm")), in.ffn_norm,
                       options, backend)),
-        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool), in.gate_up, options, backend)),
+        gate_up(make(quant::FusedGateUpOp(w.gate, w.up, pool, block_name(i, "gate_up")), in.gate_up, options,
+                     backend)),
         ffn_down(make(
             quant::ProjectionOp(BrickId::DownProjection, block_name(i, "ffn_down"), w.down, pool),
             in.down, options, backend)),

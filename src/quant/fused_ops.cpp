@@ -22,8 +22,9 @@ inline float silu(float x) noexcept { return x / (1.0f + std::exp(-x)); }
 }  // namespace
 
 FusedQKVOp::FusedQKVOp(WeightMatrix wq, WeightMatrix wk, WeightMatrix wv, std::size_t n_heads,
-                       std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool)
-    : wq_(wq), wk_(wk), wv_(wv), n_heads_(n_heads), n_kv_heads_(n_kv_heads), head_dim_(head_dim), pool_(&pool) {
+                       std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool, std::string label)
+    : OpIdentity(BrickId::QkvProjection, std::move(label)),
+      wq_(wq), wk_(wk), wv_(wv), n_heads_(n_heads), n_kv_heads_(n_kv_heads), head_dim_(head_dim), pool_(&pool) {
   validate(wq_, "FusedQKVOp Wq");
   validate(wk_, "FusedQKVOp Wk");
   validate(wv_, "FusedQKVOp Wv");
@@ -64,8 +65,8 @@ void FusedQKVOp::run_token(std::span<const float> x_row, std::span<float> out, B
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
 }
 
-FusedGateUpOp::FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool)
-    : gate_(gate), up_(up), pool_(&pool) {
+FusedGateUpOp::FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool, std::string label)
+    : OpIdentity(BrickId::GateUpProjection, std::move(label)), gate_(gate), up_(up), pool_(&pool) {
   validate(gate_, "FusedGateUpOp gate");
   validate(up_, "FusedGateUpOp up");
   if (rows(gate_) != rows(up_) || cols(gate_) != cols(up_)) {

@@ -13,18 +13,20 @@
 // checked against the scalar reference kernels.
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "brick/core/backend.hpp"
 #include "brick/core/brick_id.hpp"
 #include "brick/core/op.hpp"
+#include "brick/ops/op_identity.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/projection_op.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
 
 namespace brick::quant {
 
-class FusedQKVOp {
+class FusedQKVOp : public ops::OpIdentity {
  public:
   struct Input {
     std::span<const float> x;  // the hidden states, `tokens` rows of cols(wq) values
@@ -34,10 +36,8 @@ class FusedQKVOp {
   // Throws InvalidArgument unless wq has n_heads * head_dim rows, wk and wv n_kv_heads * head_dim,
   // all three the same number of columns, and n_kv_heads divides n_heads.
   FusedQKVOp(WeightMatrix wq, WeightMatrix wk, WeightMatrix wv, std::size_t n_heads,
-             std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool);
+             std::size_t n_kv_heads, std::size_t head_dim, ThreadPool& pool, std::string label = "fused_qkv");
 
-  std::string_view name() const noexcept { return "fused_qkv"; }
-  BrickId id() const noexcept { return BrickId::QkvProjection; }
   std::size_t hidden() const noexcept { return cols(wq_); }
   std::size_t q_size() const noexcept { return n_heads_ * head_dim_; }
   std::size_t kv_size() const noexcept { return n_kv_heads_ * head_dim_; }
@@ -56,7 +56,7 @@ class FusedQKVOp {
   ThreadPool* pool_;
 };
 
-class FusedGateUpOp {
+class FusedGateUpOp : public ops::OpIdentity {
  public:
   struct Input {
     std::span<const float> x;  // `tokens` rows of cols(gate) values
@@ -64,10 +64,8 @@ class FusedGateUpOp {
   };
 
   // Throws InvalidArgument unless gate and up have the same shape.
-  FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool);
+  FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool, std::string label = "fused_gate_up");
 
-  std::string_view name() const noexcept { return "fused_gate_up"; }
-  BrickId id() const noexcept { return BrickId::GateUpProjection; }
   std::size_t hidden() const noexcept { return cols(gate_); }
   std::size_t output_size(const Input& input) const noexcept { return input.tokens * rows(gate_); }
   OpCost cost(const Input& input) const noexcept;

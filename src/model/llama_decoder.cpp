@@ -8,7 +8,6 @@
 #include "brick/core/error.hpp"
 #include "brick/model/attention.hpp"
 #include "brick/ops/elementwise.hpp"
-#include "brick/ops/make_brick.hpp"
 #include "brick/ops/rms_norm.hpp"
 #include "brick/ops/rope.hpp"
 #include "brick/quant/fused_ops.hpp"
@@ -17,15 +16,16 @@
 namespace brick::model {
 namespace {
 
-// A brick with the standard assertions and a budget of its bytes (for one token) at the options'
-// bandwidth.
+// A brick checked against the scalar reference within `equivalence` and for finite outputs, with a
+// budget of its bytes (for one token) at the options' bandwidth.
 template <class Op>
 ComputeBrick<Op> make(Op op, const typename Op::Input& input, const LlamaOptions& options,
-                      Backend backend) {
+                      Backend backend, Equivalence equivalence = Op::equivalence()) {
   const double bytes = op.cost(input).bytes;
   const auto budget = TokenBudget::from_us_per_token(
       std::max(bytes, 1.0) / (options.bandwidth_budget.gb_per_second() * 1e3));
-  return ops::make_brick(std::move(op), backend, budget, options.policy);
+  return ComputeBrick<Op>(std::move(op), {equivalence, Finite{}}, backend, budget,
+                          options.policy);
 }
 
 std::string block_name(std::size_t index, const char* what) {
@@ -161,7 +161,7 @@ struct LlamaDecoder::Block {
         kv_write(make(KvWriteOp(cache, block_name(i, "kv_write")), in.kv, options, backend)),
         attention(make(AttentionOp(cache, {c.n_head, c.n_head_kv, c.head_dim()}, pool,
                                    block_name(i, "attention")),
-                       in.attention, options, backend)),
+                       in.attention, options, backend, AttentionOp::equivalence(options.kv_type))),
         wo(make(quant::ProjectionOp(BrickId::OutputProjection, block_name(i, "attn_output"), w.wo,
                                     pool),
                 in.wo, options, backend)),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "brick/core/error.hpp"
 
@@ -42,8 +43,10 @@ TokenId Sampler::sample(std::span<const float> logits, std::span<const TokenId> 
   if (logits.size() != vocab_size_) {
     throw InvalidArgument(fmt::format("sampling: {} logits for a vocabulary of {}", logits.size(), vocab_size_));
   }
-  std::copy(logits.begin(), logits.end(), penalised_.begin());
+  std::span<const float> scores = logits;
   if (params_.repeat_penalty != 1.0f) {
+    std::copy(logits.begin(), logits.end(), penalised_.begin());
+    scores = penalised_;
     // Each distinct recent token is penalised once, as llama.cpp does.
     const auto recent = history.last(std::min(params_.repeat_last_n, history.size()));
     for (const TokenId id : recent) {
@@ -58,16 +61,21 @@ TokenId Sampler::sample(std::span<const float> logits, std::span<const TokenId> 
   }
 
   if (params_.temperature <= 0.0f) {
+    // The first highest score; a NaN compares false and never wins.
     std::size_t best = 0;
-    for (std::size_t i = 1; i < vocab_size_; ++i) {
-      if (penalised_[i] > penalised_[best] || std::isnan(penalised_[best])) best = i;
+    float best_score = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < vocab_size_; ++i) {
+      if (scores[i] > best_score) {
+        best_score = scores[i];
+        best = i;
+      }
     }
     return static_cast<TokenId>(best);
   }
 
   candidates_.clear();
   for (std::size_t i = 0; i < vocab_size_; ++i) {
-    if (!std::isnan(penalised_[i])) candidates_.push_back({static_cast<TokenId>(i), penalised_[i], 0.0f});
+    if (!std::isnan(scores[i])) candidates_.push_back({static_cast<TokenId>(i), scores[i], 0.0f});
   }
   if (candidates_.empty()) return 0;
   const auto by_logit = [](const Candidate& a, const Candidate& b) {

@@ -19,8 +19,7 @@ namespace {
 // always finds one of the requested backend.
 template <class Format>
 constexpr bool has_every_backend() {
-  return find_kernel<Format>(Isa::Scalar) != nullptr && find_kernel<Format>(Isa::Avx2) != nullptr &&
-         find_kernel<Format>(Isa::Avx512) != nullptr;
+  return has_kernel<Format>(Isa::Scalar) && has_kernel<Format>(Isa::Avx2) && has_kernel<Format>(Isa::Avx512);
 }
 static_assert(std::apply([](auto... formats) { return (has_every_backend<decltype(formats)>() && ...); },
                          DotFormats{}));

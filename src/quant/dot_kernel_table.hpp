@@ -114,6 +114,14 @@ constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() 
 template <class Format>
 inline constexpr std::array<DotKernel<Format>, count_kernels<Format>()> kDotKernels = make_kernels<Format>();
 
+template <class Format>
+constexpr bool has_kernel(Isa isa) noexcept {
+  for (const DotKernel<Format>& kernel : kDotKernels<Format>) {
+    if (kernel.isa == isa) return true;
+  }
+  return false;
+}
+
 // The kernel of `Format` for `isa`, or null when the list has none.
 template <class Format>
 constexpr const DotKernel<Format>* find_kernel(Isa isa) noexcept {

@@ -1,4 +1,4 @@
-// Row conversions between fp16 and fp32: dispatch between the portable reference and F16C.
+// Row conversions between fp16 and fp32: dispatch between the portable reference, F16C and AVX-512.
 #include <fmt/format.h>
 
 #include "brick/core/error.hpp"
@@ -19,20 +19,24 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
 
 void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out, Backend backend) {
   require_same_size("fp16_to_fp32_row", in.size(), out.size());
-  if (resolve(backend) == Backend::Scalar) {
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_to_fp32(in[i]);
-  } else {
-    kernels::fp16_to_fp32_f16c(in.data(), out.data(), in.size());
+  switch (resolve(backend)) {
+    case Backend::Avx512: return kernels::fp16_to_fp32_avx512(in.data(), out.data(), in.size());
+    case Backend::Avx2: return kernels::fp16_to_fp32_f16c(in.data(), out.data(), in.size());
+    case Backend::Auto:
+    case Backend::Scalar: break;
   }
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_to_fp32(in[i]);
 }
 
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out, Backend backend) {
   require_same_size("fp32_to_fp16_row", in.size(), out.size());
-  if (resolve(backend) == Backend::Scalar) {
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp32_to_fp16(in[i]);
-  } else {
-    kernels::fp32_to_fp16_f16c(in.data(), out.data(), in.size());
+  switch (resolve(backend)) {
+    case Backend::Avx512: return kernels::fp32_to_fp16_avx512(in.data(), out.data(), in.size());
+    case Backend::Avx2: return kernels::fp32_to_fp16_f16c(in.data(), out.data(), in.size());
+    case Backend::Auto:
+    case Backend::Scalar: break;
   }
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp32_to_fp16(in[i]);
 }
 
 void fp32_to_fp16_activation(std::span<const float> in, std::span<fp16_t> out, Backend backend) {

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "brick/core/error.hpp"
 #include "brick/quant/kquants.hpp"
@@ -38,6 +39,21 @@ inline void require_whole_blocks(const char* function, std::size_t values, std::
         "span must have 256 * blocks = {} values",
         function, values, blocks, kBlockSize, kBlockSize * blocks));
   }
+}
+
+// quantize_block(x + 256 * b, out[b]) for every block, after the size check.
+template <class Block, class QuantizeBlock>
+void quantize_blocks(const char* function, std::span<const float> x, std::span<Block> out, QuantizeBlock quantize_block) {
+  require_whole_blocks(function, x.size(), out.size());
+  for (std::size_t b = 0; b < out.size(); ++b) quantize_block(x.data() + b * kBlockSize, out[b]);
+}
+
+// dequantize_block(in[b], out + 256 * b) for every block, after the size check.
+template <class Block, class DequantizeBlock>
+void dequantize_blocks(const char* function, std::span<const Block> in, std::span<float> out,
+                       DequantizeBlock dequantize_block) {
+  require_whole_blocks(function, out.size(), in.size());
+  for (std::size_t b = 0; b < in.size(); ++b) dequantize_block(in[b], out.data() + b * kBlockSize);
 }
 
 }  // namespace brick::quant::detail

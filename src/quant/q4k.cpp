@@ -37,13 +37,11 @@ void dequantize_block(const BlockQ4K& block, float* y) {
 }  // namespace
 
 void quantize_q4k(std::span<const float> x, std::span<BlockQ4K> out) {
-  detail::require_whole_blocks("quantize_q4k", x.size(), out.size());
-  for (std::size_t b = 0; b < out.size(); ++b) quantize_block(x.data() + b * kBlockSize, out[b]);
+  detail::quantize_blocks("quantize_q4k", x, out, quantize_block);
 }
 
 void dequantize_q4k(std::span<const BlockQ4K> in, std::span<float> out) {
-  detail::require_whole_blocks("dequantize_q4k", out.size(), in.size());
-  for (std::size_t b = 0; b < in.size(); ++b) dequantize_block(in[b], out.data() + b * kBlockSize);
+  detail::dequantize_blocks("dequantize_q4k", in, out, dequantize_block);
 }
 
 }  // namespace brick::quant

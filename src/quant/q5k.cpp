@@ -64,13 +64,11 @@ void dequantize_block(const BlockQ5K& block, float* y) {
 }  // namespace
 
 void quantize_q5k(std::span<const float> x, std::span<BlockQ5K> out) {
-  detail::require_whole_blocks("quantize_q5k", x.size(), out.size());
-  for (std::size_t b = 0; b < out.size(); ++b) quantize_block(x.data() + b * kBlockSize, out[b]);
+  detail::quantize_blocks("quantize_q5k", x, out, quantize_block);
 }
 
 void dequantize_q5k(std::span<const BlockQ5K> in, std::span<float> out) {
-  detail::require_whole_blocks("dequantize_q5k", out.size(), in.size());
-  for (std::size_t b = 0; b < in.size(); ++b) dequantize_block(in[b], out.data() + b * kBlockSize);
+  detail::dequantize_blocks("dequantize_q5k", in, out, dequantize_block);
 }
 
 }  // namespace brick::quant

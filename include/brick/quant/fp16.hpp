@@ -68,8 +68,8 @@ constexpr fp16_t fp32_to_fp16_canonical_nan(float f) noexcept {
   return fp32_to_fp16(f);
 }
 
-// Whole rows. Backend::Scalar uses the functions above; Avx2 and Avx512 (both imply F16C) use the
-// F16C instructions; Auto picks as resolve() does. Every backend gives the same bits. The spans must
+// Whole rows. Backend::Scalar uses the functions above; Avx2 (which implies F16C) and Avx512 use
+// the F16C and AVX-512 conversion instructions; Auto picks as resolve() does. Every backend gives the same bits. The spans must
 // have the same size (else InvalidArgument).
 void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out,
                       Backend backend = Backend::Auto);

@@ -1,8 +1,9 @@
 #pragma once
-// Fused k-quant projections of one token or a batch, as bricks (brick::BrickOp): the activation is
-// quantized to Q8_K once and every output row is computed in a single parallel pass over the pool,
-// instead of one quantization, one fork and one join per projection. A batch holds `tokens` rows of
-// inputs and gives as many rows of outputs.
+// Fused projections of one token or a batch, as bricks (brick::BrickOp), over weights of any
+// computable type, mixed as model files mix them: the activation is converted once into each format
+// the matrices need (matvec.hpp) and every output row is computed in a single parallel pass over the
+// pool, instead of one conversion, one fork and one join per projection. A batch holds `tokens`
+// rows of inputs and gives as many rows of outputs.
 //
 //   FusedQKVOp:    [Q | K | V] = [Wq; Wk; Wv] x     (grouped-query attention: K, V have n_kv_heads)
 //   FusedGateUpOp: out[i] = silu(gate_i . x) * (up_i . x)   (each thread computes both rows of its

@@ -1,8 +1,9 @@
 #pragma once
 // y = W x for a weight matrix W of any computable type and an f32 vector x: the batch-1 mat-vec of
-// LLM decoding. x is converted once to the activation format W's type takes in llama.cpp (Q8_K for
-// the k-quants, F32 for F32 weights); the rows are split over a ThreadPool with balance211 and each
-// row is one dot product with the kernel the backend selects (see dot_kernel_name).
+// LLM decoding. x is converted once to the activation format W's type takes in llama.cpp's CPU
+// mat-vec, with its bytes (Q8_K for the k-quants, Q8_0 for Q8_0, F16 for F16, BF16 for BF16, F32
+// for F32 weights); the rows are split over a ThreadPool with balance211 and each row is one dot
+// product with the kernel the backend selects (see dot_kernel_name).
 #include <cstddef>
 #include <span>
 #include <string_view>

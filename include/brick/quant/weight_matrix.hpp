@@ -4,13 +4,14 @@
 // r at byte r * row_bytes(). The mat-vec and the fused projections take any of them, and mix them
 // (llama.cpp's Q4_K_M and Q5_K_M files keep some projections in Q6_K).
 //
-// QuantMatrix<Block> is the typed view of blocks of one k-quant type; it converts to a
-// WeightMatrix.
+// QuantMatrix<Block> is the typed view of blocks of one block type (Q4_K, Q5_K, Q6_K, Q8_0); it
+// converts to a WeightMatrix. F32, F16 and BF16 matrices are WeightMatrix values of their type.
 #include <cstddef>
 #include <span>
 #include <string_view>
 
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/tensor_type.hpp"
 
 namespace brick::quant {
@@ -18,6 +19,11 @@ namespace brick::quant {
 // The tensor type a block struct stores, and how many values one block holds.
 template <class Block>
 struct BlockTraits;
+template <>
+struct BlockTraits<BlockQ4K> {
+  static constexpr TensorType type = TensorType::Q4_K;
+  static constexpr std::size_t values = kBlockSize;
+};
 template <>
 struct BlockTraits<BlockQ5K> {
   static constexpr TensorType type = TensorType::Q5_K;
@@ -27,6 +33,11 @@ template <>
 struct BlockTraits<BlockQ6K> {
   static constexpr TensorType type = TensorType::Q6_K;
   static constexpr std::size_t values = kBlockSize;
+};
+template <>
+struct BlockTraits<BlockQ80> {
+  static constexpr TensorType type = TensorType::Q8_0;
+  static constexpr std::size_t values = kQ80BlockSize;
 };
 
 // Row-major blocks of one type: row r is blocks [r * blocks_per_row(), (r + 1) * blocks_per_row()).
@@ -40,8 +51,10 @@ struct QuantMatrix {
   constexpr double bytes() const noexcept { return static_cast<double>(blocks.size_bytes()); }
 };
 
+using Q4KMatrix = QuantMatrix<BlockQ4K>;
 using Q5KMatrix = QuantMatrix<BlockQ5K>;
 using Q6KMatrix = QuantMatrix<BlockQ6K>;
+using Q80Matrix = QuantMatrix<BlockQ80>;
 
 class WeightMatrix {
  public:
@@ -73,8 +86,8 @@ inline std::size_t cols(const WeightMatrix& w) noexcept { return w.cols(); }
 inline double bytes(const WeightMatrix& w) noexcept { return static_cast<double>(w.data().size()); }
 
 // Throws InvalidArgument, naming the matrix by `what`, unless Brick computes with the type, cols is
-// a positive whole number of the type's blocks (and of 256 values for the k-quants' Q8_K
-// activations), and data holds exactly rows rows.
+// a positive whole number of the type's blocks (whose activation blocks are as wide), and data holds
+// exactly rows rows.
 void validate(const WeightMatrix& w, std::string_view what);
 
 // out = row r of w as floats (the embedding lookup). Throws InvalidArgument for a row outside w or

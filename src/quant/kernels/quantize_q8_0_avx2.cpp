@@ -11,7 +11,10 @@ namespace {
 
 // The fp16 bits of a block scale as ggml writes them: F16C's rounding, every NaN the quiet 0x7E00
 // (d is never negative).
-std::uint16_t scale_bits(float d) { return d != d ? std::uint16_t{0x7E00} : _cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT); }
+std::uint16_t scale_bits(float d) {
+  if (d != d) return 0x7E00;
+  return static_cast<std::uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(d), _MM_FROUND_TO_NEAREST_INT), 0));
+}
 
 void quantize_block(const float* x, BlockQ80& out) {
   const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));

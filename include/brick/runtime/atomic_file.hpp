@@ -14,7 +14,7 @@ namespace brick {
 class AtomicFile {
  public:
   // IoError (path and errno text) when the temporary cannot be created, e.g. the folder is
-  // missing or not writable, or `target` is a directory.
+  // missing or not writable, or `target` is a directory; InvalidArgument for an empty path.
   explicit AtomicFile(std::filesystem::path target);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -26,7 +26,8 @@ class AtomicFile {
   void write(std::span<const std::byte> bytes);
   void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
 
-  // fsync, then rename over the target; IoError when either fails (the temporary is removed).
+  // fsync, then rename over the target and fsync its folder; IoError when the flush or the rename
+  // fails (the temporary is removed).
   void commit();
 
  private:

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <new>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -102,17 +101,6 @@ std::span<std::byte> writable_bytes_of(T& value) noexcept {
   return std::as_writable_bytes(std::span(&value, 1));
 }
 
-// The cell records are allocated from a size the caller chose: running out of memory is a
-// CapacityError naming it, not a std::bad_alloc.
-template <class Record>
-std::vector<Record> allocate_records(std::size_t count, std::string_view owner) {
-  try {
-    return std::vector<Record>(count);
-  } catch (const std::bad_alloc&) {
-    throw CapacityError(fmt::format("{}: no memory for {} cell records of {} bytes", owner, count, sizeof(Record)));
-  }
-}
-
 AlignedBuffer allocate_storage(std::size_t bytes) {
   return bytes >= kHugePageBytes ? AlignedBuffer::huge_page_aligned(bytes) : AlignedBuffer::page_aligned(bytes);
 }
@@ -140,7 +128,7 @@ KvCache::KvCache(const KvCacheShape& shape) : shape_(shape) {
   }
   require_fits_in_memory(total + cell_bytes, "KvCache");
   storage_ = allocate_storage(total);
-  cells_ = allocate_records<KvCell>(shape.n_cells, "KvCache");
+  cells_ = allocate_vector<KvCell>(shape.n_cells, "KvCache");
 }
 
 const KvCell& KvCache::cell(CellIndex index) const { return cells_[checked_cell(index)]; }
@@ -422,7 +410,7 @@ void KvCache::save(const std::filesystem::path& path) const {
   header.head_dim = shape_.head_dim;
   header.high_water = high_water_;
   put(bytes_of(header));
-  std::vector<FileCell> records = allocate_records<FileCell>(cells_.size(), "KvCache::save");
+  std::vector<FileCell> records = allocate_vector<FileCell>(cells_.size(), "KvCache::save");
   for (std::size_t i = 0; i < cells_.size(); ++i) records[i] = {cells_[i].pos, cells_[i].shift, cells_[i].sequences};
   put(std::as_bytes(std::span(records)));
   put(storage_.bytes());
@@ -466,7 +454,7 @@ void KvCache::restore(const std::filesystem::path& path) {
   }
 
   // Everything is read into new memory and checked before any of it replaces this cache's state.
-  std::vector<FileCell> records = allocate_records<FileCell>(cells_.size(), "KvCache::restore");
+  std::vector<FileCell> records = allocate_vector<FileCell>(cells_.size(), "KvCache::restore");
   file.read_at(cells_offset, std::as_writable_bytes(std::span(records)));
   AlignedBuffer storage = allocate_storage(storage_.size());
   file.read_at(data_offset, storage.bytes());
@@ -481,7 +469,7 @@ void KvCache::restore(const std::filesystem::path& path) {
                                    checksum.digest(), stored_checksum));
   }
 
-  std::vector<KvCell> cells = allocate_records<KvCell>(cells_.size(), "KvCache::restore");
+  std::vector<KvCell> cells = allocate_vector<KvCell>(cells_.size(), "KvCache::restore");
   std::size_t used = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const FileCell& record = records[i];

@@ -35,4 +35,12 @@ void require_fits_in_memory(std::size_t bytes, std::string_view owner) {
   }
 }
 
+namespace detail {
+
+void throw_no_memory_for(std::string_view owner, std::size_t count, std::size_t element_bytes) {
+  throw CapacityError(fmt::format("{}: no memory for {} x {} bytes (this machine has {} bytes)", owner, count,
+                                  element_bytes, physical_memory_bytes()));
+}
+
+}  // namespace detail
 }  // namespace brick

@@ -56,6 +56,7 @@ TEST(SlidingWindow, SizesOutsideOneToTheMaximumAreRejected) {
   EXPECT_THROW(SlidingWindow(SlidingWindowType::CountBased, SlidingWindow::kMaxSize + 1), InvalidArgument);
   EXPECT_THROW(SlidingWindow(SlidingWindowType::TimeBased, UINT32_MAX), InvalidArgument);
   EXPECT_EQ(SlidingWindow(SlidingWindowType::TimeBased, SlidingWindow::kMaxSize).size(), SlidingWindow::kMaxSize);
+  EXPECT_THROW(SlidingWindow(static_cast<SlidingWindowType>(7), 4), InvalidArgument);
 }
 
 TEST(SlidingWindowProperty, TotalsMatchARecountOfTheCallsInsideTheWindow) {

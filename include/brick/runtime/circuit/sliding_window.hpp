@@ -35,7 +35,7 @@ class SlidingWindow {
   static constexpr std::uint32_t kMaxSize = std::uint32_t{1} << 20;
 
   // `size` is a number of calls (count-based) or of seconds (time-based), in 1..kMaxSize; throws
-  // InvalidArgument otherwise.
+  // InvalidArgument otherwise, or for a `type` outside the enum.
   SlidingWindow(SlidingWindowType type, std::uint32_t size);
 
   SlidingWindowType type() const noexcept { return type_; }

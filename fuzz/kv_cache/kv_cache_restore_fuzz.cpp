@@ -26,10 +26,15 @@ using namespace brick;
 
 constexpr std::size_t kHeaderTypeOffset = 12;
 
+// Never destroyed, so that the exit handler that removes the file can still read it.
 const std::filesystem::path& input_path() {
-  static const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("brick_kv_cache_fuzz_" + std::to_string(getpid()) + ".bkv");
-  return path;
+  static const std::filesystem::path* const path = [] {
+    const auto* made = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                                 ("brick_kv_cache_fuzz_" + std::to_string(getpid()) + ".bkv"));
+    std::atexit([] { unlink(input_path().c_str()); });
+    return made;
+  }();
+  return *path;
 }
 
 // The fuzz input as a file, with plain POSIX calls: an atomic, fsynced write per input would cost

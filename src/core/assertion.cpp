@@ -57,7 +57,7 @@ AssertionKind kind_of(const Assertion& assertion) noexcept {
 }
 
 bool is_cheap(const Assertion& assertion) noexcept {
-  return std::holds_alternative<Bounds>(assertion) || std::holds_alternative<Finite>(assertion);
+  return !std::holds_alternative<Equivalence>(assertion);
 }
 
 std::string describe(const Assertion& assertion) {

@@ -19,6 +19,8 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+constexpr std::array<Backend, 4> kAllBackends = {Backend::Auto, Backend::Scalar, Backend::Avx2, Backend::Avx512};
+
 // Read once: BRICK_BACKEND forces the choice for the whole process.
 std::optional<std::string_view> forced_backend_from_environment() {
   static const std::optional<std::string> value = []() -> std::optional<std::string> {
@@ -47,7 +49,7 @@ std::string_view name(Backend backend) noexcept {
 }
 
 std::optional<Backend> parse_backend(std::string_view text) noexcept {
-  for (Backend b : {Backend::Auto, Backend::Scalar, Backend::Avx2, Backend::Avx512}) {
+  for (Backend b : kAllBackends) {
     if (iequals(text, name(b))) return b;
   }
   return std::nullopt;
@@ -85,6 +87,9 @@ Backend best_backend(const CpuFeatures& features) noexcept {
 
 Backend resolve(Backend requested, const CpuFeatures& features,
                 std::optional<std::string_view> forced) {
+  if (std::find(kAllBackends.begin(), kAllBackends.end(), requested) == kAllBackends.end()) {
+    throw InvalidArgument(fmt::format("{} is not a Backend", static_cast<int>(requested)));
+  }
   Backend chosen = requested;
   if (requested == Backend::Auto) {
     if (forced) {

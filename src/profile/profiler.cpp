@@ -8,6 +8,7 @@
 #include "brick/core/error.hpp"
 #include "brick/runtime/atomic_file.hpp"
 #include "profile/profiler_state.hpp"
+#include "profile/utf8.hpp"
 
 namespace brick {
 namespace detail {
@@ -155,6 +156,15 @@ double ns_per_tick_of(ClockSource clock) {
   return clock == ClockSource::Tsc ? tsc_ns_per_tick() : 1.0;
 }
 
+// now_ticks() reads the manual clock for any source it does not know: an unchecked value would
+// dereference a null clock.
+ClockSource checked_clock(ClockSource clock) {
+  if (clock != ClockSource::Tsc && clock != ClockSource::SteadyClock && clock != ClockSource::Manual) {
+    throw InvalidArgument(fmt::format("BrickProfiler: {} is not a ClockSource", static_cast<int>(clock)));
+  }
+  return clock;
+}
+
 const Clock* checked_manual_clock(const ProfilerOptions& options) {
   if (options.clock == ClockSource::Manual && options.manual_clock == nullptr) {
     throw InvalidArgument("BrickProfiler: ClockSource::Manual needs ProfilerOptions::manual_clock");
@@ -162,12 +172,19 @@ const Clock* checked_manual_clock(const ProfilerOptions& options) {
   return options.manual_clock;
 }
 
+SyncMode checked_sync_mode(SyncMode mode) {
+  if (mode != SyncMode::Eager && mode != SyncMode::Deferred) {
+    throw InvalidArgument(fmt::format("BrickProfiler: {} is not a SyncMode", static_cast<int>(mode)));
+  }
+  return mode;
+}
+
 }  // namespace
 
 BrickProfiler::BrickProfiler(ProfilerOptions options)
     : enabled_(options.enabled),
-      sync_mode_(options.sync_mode),
-      clock_(options.clock),
+      sync_mode_(checked_sync_mode(options.sync_mode)),
+      clock_(checked_clock(options.clock)),
       manual_clock_(checked_manual_clock(options)),
       converter_(ns_per_tick_of(options.clock)),
       serial_(detail::next_profiler_serial.fetch_add(1)),
@@ -262,6 +279,10 @@ void BrickProfiler::add_tokens(std::uint64_t tokens) noexcept {
   if (is_enabled()) state_->tokens.fetch_add(tokens, std::memory_order_relaxed);
 }
 
+void BrickProfiler::set_sync_mode(SyncMode mode) {
+  sync_mode_.store(checked_sync_mode(mode), std::memory_order_relaxed);
+}
+
 ProfileTimer BrickProfiler::start(std::string_view brick_name) {
   if (brick_name.empty())
     throw InvalidArgument("BrickProfiler::start: a brick name must not be empty");
@@ -277,6 +298,7 @@ ProfileTimer BrickProfiler::start(std::string_view brick_name) {
     if (it != state_->named_lookup.end()) {
       named_index = it->second;
     } else {
+      detail::require_utf8(brick_name, "BrickProfiler::start: the brick name");
       named_index = static_cast<std::uint32_t>(state_->named.size());
       state_->named.push_back({std::string(brick_name), {}});
       state_->named_lookup.emplace(std::string(brick_name), named_index);
@@ -432,6 +454,7 @@ std::optional<TokenBudget> BrickProfiler::budget(BrickId id) const {
 }
 
 void BrickProfiler::set_thread_name(std::string_view thread_name) {
+  detail::require_utf8(thread_name, "BrickProfiler::set_thread_name: the name");
   const std::lock_guard lock(state_->mutex);
   state_->thread_names[std::this_thread::get_id()] = std::string(thread_name);
 }

@@ -15,6 +15,7 @@
 namespace brick {
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
+  if (target_.empty()) throw InvalidArgument("AtomicFile: the path to write is empty");
   struct stat status {};
   if (stat(target_.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
     throw IoError(fmt::format("cannot write {}: it is a directory", target_));
@@ -74,6 +75,14 @@ void AtomicFile::commit() {
     unlink(temporary_.c_str());
     throw IoError(
         fmt::format("cannot rename the temporary over {}: {}", target_, detail::errno_text(error)));
+  }
+  // The rename is durable once the folder's entry is on disk. A folder that cannot be opened or
+  // synced (some file systems refuse) leaves the new file in place all the same.
+  const std::filesystem::path folder = target_.has_parent_path() ? target_.parent_path() : ".";
+  const int folder_fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder_fd >= 0) {
+    fsync(folder_fd);
+    close(folder_fd);
   }
 }
 

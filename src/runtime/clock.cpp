@@ -51,7 +51,12 @@ void ManualClock::advance(duration by) {
   }
   {
     std::lock_guard lock(mutex_);
-    now_.store(now_.load() + by);
+    const time_point now = now_.load();
+    if (by > time_point::max() - now) {
+      throw InvalidArgument(fmt::format("ManualClock::advance: {} ns from {} ns passes the last time point", by.count(),
+                                        now.time_since_epoch().count()));
+    }
+    now_.store(now + by);
   }
   changed_.notify_all();
 }

@@ -28,6 +28,10 @@ TEST(Backend, NamesRoundTrip) {
   EXPECT_EQ(parse_backend(""), std::nullopt);
 }
 
+TEST(Backend, AValueOutsideTheEnumIsAnInvalidArgument) {
+  EXPECT_THROW(resolve(static_cast<Backend>(99), avx512_machine(), std::nullopt), InvalidArgument);
+}
+
 TEST(Backend, AutoPicksTheBestSupported) {
   EXPECT_EQ(resolve(Backend::Auto, CpuFeatures{}, std::nullopt), Backend::Scalar);
   EXPECT_EQ(resolve(Backend::Auto, avx2_machine(), std::nullopt), Backend::Avx2);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "brick/core/error.hpp"
 
@@ -35,6 +36,21 @@ TEST(TokenBudget, RejectsNonPositiveAndNonFinite) {
   EXPECT_THROW(TokenBudget::from_tokens_per_second(INFINITY), InvalidArgument);
 }
 
+// 1e-310 tokens/s used to give an infinite time per token, a budget no run could miss.
+TEST(TokenBudget, RejectsValuesWhoseOtherReadingIsNotFinite) {
+  try {
+    TokenBudget::from_tokens_per_second(1e-310);
+    FAIL() << "an infinite budget was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("token budget (tokens/s) 1e-310 is out of range: it is inf us/token"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(TokenBudget::from_us_per_token(1e-310), InvalidArgument);
+  EXPECT_DOUBLE_EQ(TokenBudget::from_tokens_per_second(1e-300).us_per_token(), 1e306);
+  EXPECT_TRUE(std::isfinite(TokenBudget::from_us_per_token(1e-300).tokens_per_second()));
+}
+
 TEST(ByteBudget, ConvertsBetweenBandwidthAndMicrosecondsPerPage) {
   // 4096 bytes at 4.096 GB/s take exactly 1 µs.
   const auto budget = ByteBudget::from_gb_per_second(4.096);
@@ -54,6 +70,9 @@ TEST(ByteBudget, MetAndUtilisation) {
 TEST(ByteBudget, RejectsBadValues) {
   EXPECT_THROW(ByteBudget::from_gb_per_second(0.0), InvalidArgument);
   EXPECT_THROW(ByteBudget::from_us_per_page(1.0, 0), InvalidArgument);
+  EXPECT_THROW(ByteBudget::from_gb_per_second(1e-310), InvalidArgument);  // infinite µs per page
+  EXPECT_THROW(ByteBudget::from_us_per_page(1e-310), InvalidArgument);    // infinite GB/s
+  EXPECT_THROW(ByteBudget::from_us_per_page(1e306), InvalidArgument);     // 0 GB/s
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -149,6 +150,56 @@ TEST(ComputeBrick, VerifyRunsEveryAssertionWhateverThePolicy) {
   EXPECT_TRUE(report.assertions[1].passed);
   EXPECT_FALSE(report.assertions[2].passed) << "-4 is not positive";
   EXPECT_FALSE(report.passed());
+}
+
+// The baseline used to run on the input after the op had overwritten it in place, and reported a
+// difference that was not there.
+TEST(ComputeBrick, AnInPlaceRunWithEveryCheckComparesAgainstTheSameInput) {
+  ComputeBrick brick(ScaleOp{}, {Equivalence{}, Finite{}}, fast_backend(), {},
+                     {CheckPolicy::All, OnFailure::Error, false});
+  std::vector<float> buffer = kInput;
+  const auto result = brick.run({buffer}, buffer);
+  ASSERT_TRUE(result.has_value()) << message(result.error());
+  EXPECT_THAT(buffer, ::testing::ElementsAre(2.0f, -4.0f, 6.0f, 1.0f));
+  EXPECT_TRUE(result->assertions[0].evaluated);
+  EXPECT_EQ(result->assertions[0].max_abs_error, 0.0);
+
+  // A fast path that really diverges is still caught in place, against the original input.
+  if (fast_backend() == Backend::Scalar) return;
+  ScaleOp drifting;
+  drifting.drift = 0.25f;
+  ComputeBrick caught(drifting, {Equivalence{Backend::Scalar, 0.1, 0.0}}, fast_backend(), {},
+                      {CheckPolicy::All, OnFailure::Report, false});
+  buffer = kInput;
+  const auto reported = caught.run({buffer}, buffer);
+  ASSERT_TRUE(reported.has_value());
+  EXPECT_FALSE(reported->assertions[0].passed);
+  EXPECT_FLOAT_EQ(reported->assertions[0].first_bad_expected, 2.0f);
+  EXPECT_THAT(buffer, ::testing::ElementsAre(2.25f, -3.75f, 6.25f, 1.25f)) << "out holds the op's result";
+}
+
+// A Custom predicate looks only at the output, so the default policy runs it; it used to be skipped,
+// leaving a brick whose only assertion is Custom checking nothing on run().
+TEST(ComputeBrick, ABrickWhoseOnlyAssertionIsCustomChecksItUnderTheDefaultPolicy) {
+  ComputeBrick brick(ScaleOp{},
+                     {Custom{"positive",
+                             [](std::span<const float> v) {
+                               return std::all_of(v.begin(), v.end(), [](float x) { return x > 0; });
+                             }}},
+                     Backend::Scalar);
+  std::vector<float> out(kInput.size());
+  const auto result = brick.run({kInput}, out);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->assertions[0].evaluated);
+  EXPECT_FALSE(result->assertions[0].passed) << "-4 is not positive";
+}
+
+TEST(ComputeBrick, PolicyValuesOutsideTheirEnumsAreInvalidArguments) {
+  EXPECT_THROW(ComputeBrick(ScaleOp{}, {Finite{}}, Backend::Scalar, {}, {static_cast<CheckPolicy>(7)}),
+               InvalidArgument);
+  ComputeBrick brick(ScaleOp{}, {Finite{}}, Backend::Scalar);
+  EXPECT_THROW(brick.set_policy({CheckPolicy::All, static_cast<OnFailure>(9), false}), InvalidArgument);
+  EXPECT_EQ(brick.policy().checks, CheckPolicy::Cheap);
 }
 
 TEST(ComputeBrick, FiniteCatchesOverflow) {

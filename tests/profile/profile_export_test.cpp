@@ -456,6 +456,53 @@ TEST(Prometheus, ExpositionHasCountersAndACumulativeHistogramPerBrick) {
 // --- summary and files
 // -----------------------------------------------------------------------------------
 
+// --- names ---------------------------------------------------------------------------------------
+
+// A name that is not UTF-8 used to make to_json() and to_chrome_trace() throw nlohmann's
+// type_error and to_prometheus() write a label no parser accepts; it is refused where it enters.
+TEST(ProfileNames, NamesThatAreNotUtf8AreRefusedWhereTheyEnter) {
+  ManualClock clock;
+  BrickProfiler profiler(manual(clock, SyncMode::Eager, 16));
+  for (const std::string bad : {"bad\xff", "cut\xc3", "overlong\xc0\xaf", "surrogate\xed\xa0\x80",
+                                "past-max\xf4\x90\x80\x80", "lone\x80"}) {
+    SCOPED_TRACE(bad);
+    try {
+      (void)profiler.start(bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(profiler.set_thread_name(bad), InvalidArgument);
+  }
+  EXPECT_TRUE(profiler.named_bricks().empty());
+}
+
+TEST(ProfileNames, Utf8NamesSurviveEveryExport) {
+  ManualClock clock;
+  BrickProfiler profiler(manual(clock, SyncMode::Eager, 16));
+  const std::string brick = "na\xc3\xafve \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa7\xb1 \"q\" \\ end";
+  const std::string thread = "d\xc3\xa9" "codeur";
+  profiler.set_thread_name(thread);
+  ProfileTimer timer = profiler.start(brick);
+  clock.advance(std::chrono::nanoseconds(40));
+  profiler.stop(timer, 1);
+
+  const json doc = json::parse(profiler.to_json());
+  EXPECT_EQ(doc["bricks"][0]["name"], brick);
+  const json trace = json::parse(profiler.to_chrome_trace());
+  std::set<std::string> names;
+  for (const json& event : trace["traceEvents"]) {
+    names.insert(event["name"].get<std::string>());
+    if (event["name"] == "thread_name") names.insert(event["args"]["name"].get<std::string>());
+  }
+  EXPECT_TRUE(names.count(brick)) << trace.dump();
+  EXPECT_TRUE(names.count(thread)) << trace.dump();
+  const std::string prometheus = profiler.to_prometheus();
+  EXPECT_NE(prometheus.find("brick=\"na\xc3\xafve \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa7\xb1 \\\"q\\\" \\\\ end\""),
+            std::string::npos)
+      << prometheus;
+}
+
 TEST(ProfileSummary, SortsByTotalTimeAndShowsBudgetsCategoriesAndClock) {
   ManualClock clock;
   BrickProfiler profiler(manual(clock));

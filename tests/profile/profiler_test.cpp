@@ -395,6 +395,15 @@ TEST(BrickProfilerMisuse, UnknownAndEmptyNamesAreInvalidArguments) {
   EXPECT_THROW(BrickProfiler(ProfilerOptions{.clock = ClockSource::Manual}), InvalidArgument);
 }
 
+// ClockSource(77) used to fall through to the manual clock, a null pointer: SIGSEGV.
+TEST(BrickProfilerMisuse, EnumValuesOutsideTheirRangeAreInvalidArguments) {
+  EXPECT_THROW(BrickProfiler(ProfilerOptions{.clock = static_cast<ClockSource>(77)}), InvalidArgument);
+  EXPECT_THROW(BrickProfiler(ProfilerOptions{.sync_mode = static_cast<SyncMode>(5)}), InvalidArgument);
+  BrickProfiler profiler(ProfilerOptions{.clock = ClockSource::SteadyClock, .sync_mode = SyncMode::Deferred});
+  EXPECT_THROW(profiler.set_sync_mode(static_cast<SyncMode>(5)), InvalidArgument);
+  EXPECT_EQ(profiler.sync_mode(), SyncMode::Deferred);
+}
+
 TEST(BrickProfiler, ClockIsTscWhenInvariantElseSteadyClock) {
   BrickProfiler profiler;
   EXPECT_EQ(profiler.clock_source(), default_clock_source());

@@ -79,6 +79,7 @@ TEST_F(AtomicFileTest, BadTargetsAreIoErrorsWithTheReason) {
         << e.what();
   }
   EXPECT_THROW(write_file_atomically(dir_, "x"), IoError);
+  EXPECT_THROW(write_file_atomically("", "x"), InvalidArgument);
   AtomicFile file(dir_ / "twice.txt");
   file.commit();
   EXPECT_THROW(file.commit(), StateError);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,21 @@ TEST(SpscRing, RejectsBadConfiguration) {
   EXPECT_THROW(SpscRing<int>({.low = 4, .high = 4, .capacity = 8}), InvalidArgument);
   EXPECT_THROW(SpscRing<int>({.low = 1, .high = 9, .capacity = 8}), InvalidArgument);
   EXPECT_NO_THROW(SpscRing<int>({.low = 1, .high = 1 << 10, .capacity = 1 << 10}));
+}
+
+// Capacities no machine can hold used to end in std::length_error or std::bad_alloc.
+TEST(SpscRing, ACapacityPastMemoryIsACapacityErrorNamingTheSize) {
+  const auto expect_capacity_error = [](std::size_t capacity) {
+    try {
+      SpscRing<int> ring({.low = 1, .high = 2, .capacity = capacity});
+      ADD_FAILURE() << "a ring of " << capacity << " slots was built";
+    } catch (const CapacityError& e) {
+      EXPECT_NE(std::string(e.what()).find("SpscRing"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::to_string(capacity)), std::string::npos) << e.what();
+    }
+  };
+  expect_capacity_error(std::size_t{1} << 63);  // slots x 4 bytes overflows
+  expect_capacity_error(std::size_t{1} << 50);  // 4 PiB
 }
 
 // The producer honours the watermarks, so the ring never holds more than `high` and a push never

@@ -125,6 +125,21 @@ TEST(WatermarkedBuffer, RejectsBadWatermarks) {
   EXPECT_NO_THROW(WatermarkedBuffer({.low = 1, .high = 4, .capacity = 4}, CapacityPolicy::Advisory));
 }
 
+TEST(WatermarkedBuffer, RejectsAPolicyOutsideTheEnum) {
+  EXPECT_THROW(WatermarkedBuffer({.low = 1, .high = 2, .capacity = 4}, static_cast<CapacityPolicy>(9)),
+               InvalidArgument);
+}
+
+// A capacity no machine can hold used to end in std::length_error.
+TEST(WatermarkedBuffer, ACapacityPastMemoryIsACapacityErrorNamingTheSize) {
+  try {
+    WatermarkedBuffer buffer({.low = 1, .high = 2, .capacity = SIZE_MAX}, CapacityPolicy::Enforcing);
+    FAIL() << "a buffer of SIZE_MAX bytes was built";
+  } catch (const CapacityError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("WatermarkedBuffer: no memory for 18446744073709551615 x 1 bytes"));
+  }
+}
+
 // Random writes, reads, peeks and discards against a deque and a hand-run hysteresis model.
 TEST(WatermarkedBufferProperty, MatchesAReferenceModelUnderBothPolicies) {
   std::mt19937 rng(1129);

@@ -434,6 +434,39 @@ TEST(CircuitBreakerConfig, RejectsValuesOutsideTheirDomainNamingTheField) {
   EXPECT_NO_THROW(edge.validate());
 }
 
+// Window sizes used to pass validate() and then fail with std::bad_alloc when the window was built:
+// at construction for the closed window, and on every permission request after the wait for the
+// half-open one, which left the breaker stuck Open.
+TEST(CircuitBreakerConfig, WindowSizesAreBoundedSoThatAValidConfigNeverFailsLater) {
+  for (const auto type : {SlidingWindowType::CountBased, SlidingWindowType::TimeBased}) {
+    CircuitBreakerConfig config = count_config(2, 2, 50.0f);
+    config.sliding_window_type = type;
+    config.sliding_window_size = UINT32_MAX;
+    EXPECT_THROW(config.validate(), InvalidArgument);
+    config.sliding_window_size = SlidingWindow::kMaxSize + 1;
+    EXPECT_THROW(config.validate(), InvalidArgument);
+  }
+  CircuitBreakerConfig config = count_config(2, 2, 50.0f);
+  config.permitted_number_of_calls_in_half_open_state = UINT32_MAX;
+  try {
+    config.validate();
+    FAIL() << "UINT32_MAX half-open permits validated";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("permitted_number_of_calls_in_half_open_state must be in 1..1048576"));
+  }
+
+  // The largest sizes work all the way through Open and HalfOpen.
+  config.sliding_window_size = SlidingWindow::kMaxSize;
+  config.minimum_number_of_calls = 2;
+  config.permitted_number_of_calls_in_half_open_state = SlidingWindow::kMaxSize;
+  ManualClock clock;
+  CircuitBreaker breaker(config, clock);
+  open_breaker(breaker);
+  clock.advance(11s);
+  EXPECT_TRUE(succeed(breaker));
+  EXPECT_EQ(breaker.state(), CircuitState::HalfOpen);
+}
+
 TEST(CircuitBreakerConcurrency, CountsAreExactAfterManyThreadsHammer) {
   constexpr int kThreads = 8, kCallsPerThread = 10000;
   ManualClock clock;

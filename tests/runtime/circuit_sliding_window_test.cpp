@@ -50,9 +50,13 @@ TEST(SlidingWindow, TimeBasedKeepsTheCurrentSecondAndTheOnesBefore) {
   EXPECT_EQ(window.record(CallOutcome::Failure, 1ms, Clock::time_point{1h}).calls, 1u);
 }
 
-TEST(SlidingWindow, ZeroSizeIsRejected) {
+TEST(SlidingWindow, SizesOutsideOneToTheMaximumAreRejected) {
   EXPECT_THROW(SlidingWindow(SlidingWindowType::CountBased, 0), InvalidArgument);
   EXPECT_THROW(SlidingWindow(SlidingWindowType::TimeBased, 0), InvalidArgument);
+  EXPECT_THROW(SlidingWindow(SlidingWindowType::CountBased, SlidingWindow::kMaxSize + 1), InvalidArgument);
+  EXPECT_THROW(SlidingWindow(SlidingWindowType::TimeBased, UINT32_MAX), InvalidArgument);
+  EXPECT_EQ(SlidingWindow(SlidingWindowType::TimeBased, SlidingWindow::kMaxSize).size(), SlidingWindow::kMaxSize);
+  EXPECT_THROW(SlidingWindow(static_cast<SlidingWindowType>(7), 4), InvalidArgument);
 }
 
 TEST(SlidingWindowProperty, TotalsMatchARecountOfTheCallsInsideTheWindow) {

@@ -29,6 +29,16 @@ TEST(ManualClock, RefusesToGoBack) {
   EXPECT_EQ(clock.now(), Clock::time_point{1s});
 }
 
+// Advancing past the last time point used to wrap the clock to the distant past.
+TEST(ManualClock, RefusesToPassTheLastTimePoint) {
+  ManualClock clock(Clock::time_point::max() - 1ns);
+  EXPECT_THROW(clock.advance(2ns), InvalidArgument);
+  EXPECT_THROW(clock.advance(Clock::duration::max()), InvalidArgument);
+  EXPECT_EQ(clock.now(), Clock::time_point::max() - 1ns);
+  clock.advance(1ns);
+  EXPECT_EQ(clock.now(), Clock::time_point::max());
+}
+
 TEST(ManualClock, SleepUntilThePastReturnsAtOnce) {
   ManualClock clock(Clock::time_point{1s});
   EXPECT_TRUE(clock.sleep_until(Clock::time_point{1s}));

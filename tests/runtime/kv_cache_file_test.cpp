@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -6,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/kv_cache/kv_cache.hpp"
+#include "runtime/child_process.hpp"
 
 namespace brick {
 namespace {
@@ -50,6 +55,18 @@ std::vector<char> read_all(const std::filesystem::path& path) {
 
 void write_all(const std::filesystem::path& path, const std::vector<char>& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Gives cell `index` a record with the checksum re-sealed, so that only the record itself is wrong.
+std::vector<char> with_cell(std::vector<char> bytes, std::size_t index, std::int32_t pos, std::int32_t shift,
+                            std::uint64_t sequences) {
+  char* record = bytes.data() + kHeaderBytes + index * kCellRecordBytes;
+  std::memcpy(record, &pos, sizeof pos);
+  std::memcpy(record + 4, &shift, sizeof shift);
+  std::memcpy(record + 8, &sequences, sizeof sequences);
+  const std::uint64_t checksum = XXH3_64bits(bytes.data(), bytes.size() - 8);
+  std::memcpy(bytes.data() + bytes.size() - 8, &checksum, sizeof checksum);
+  return bytes;
 }
 
 struct State {
@@ -130,7 +147,7 @@ class KvCacheFile : public ::testing::Test {
 TEST_F(KvCacheFile, RoundTripRestoresCellsDataAndStats) {
   EXPECT_EQ(std::filesystem::file_size(file_),
             kHeaderBytes + 16 * kCellRecordBytes + 3 * 2 * 16 * 16 * sizeof(float) + 8);
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache.bkv.tmp"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1) << "a temporary was left behind";
   KvCache cache = live_cache();
   cache.restore(file_);
   expect_same(state_of(source_), state_of(cache));
@@ -192,14 +209,130 @@ TEST_F(KvCacheFile, SpecificDefectsGetSpecificMessages) {
 }
 
 TEST_F(KvCacheFile, InconsistentCellWithAValidChecksumIsRejected) {
+  // Cell 15 is empty; give it a position but no sequence.
+  expect_rejected_unchanged(with_cell(read_all(file_), 15, 4, 0, 0), "cell 15 is inconsistent");
+}
+
+// A shift is what seq_add moved a cell by since its K was last rotated: position - shift is the
+// position it was written at, which must itself be a position. Accepting shift INT32_MAX at
+// position 7 let a later seq_add overflow it.
+TEST_F(KvCacheFile, ACellWhoseShiftNoPositionCouldHaveIsRejected) {
+  const std::vector<char> good = read_all(file_);
+  constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max();
+  expect_rejected_unchanged(with_cell(good, 15, 7, kMax, 0x2), "cell 15 is inconsistent");
+  expect_rejected_unchanged(with_cell(good, 15, 7, 8, 0x2), "was position -1 before shifting");
+  expect_rejected_unchanged(with_cell(good, 15, 0, -kMax - 1, 0x2), "cell 15 is inconsistent");
+  // Shifts seq_add can reach are accepted and shift back: written at 0 and moved far up, and the
+  // other way round. (Ranges end before INT32_MAX, as in llama.cpp, so the tests stay below it.)
+  KvCache cache(shape_with(16));
+  write_all(bad_, with_cell(good, 15, kMax - 1, kMax - 1, 0x2));
+  cache.restore(bad_);
+  EXPECT_EQ(cache.cell(15).shift, kMax - 1);
+  EXPECT_EQ(cache.seq_add(1, -1, -1, -(kMax - 1)), 1u);
+  EXPECT_EQ(cache.cell(15).pos, 0);
+  EXPECT_EQ(cache.cell(15).shift, 0);
+  write_all(bad_, with_cell(good, 15, 0, -(kMax - 1), 0x2));
+  cache.restore(bad_);
+  EXPECT_EQ(cache.seq_add(1, -1, -1, kMax - 1), 1u);
+  EXPECT_EQ(cache.cell(15).pos, kMax - 1);
+  EXPECT_EQ(cache.cell(15).shift, 0);
+  EXPECT_THROW(cache.seq_add(1, -1, -1, 2), InvalidArgument) << "position INT32_MAX + 1";
+  EXPECT_EQ(cache.cell(15).pos, kMax - 1);
+}
+
+TEST_F(KvCacheFile, AnUnknownTypeIsNamedAsSuchNextToThisCachesShape) {
   std::vector<char> bad = read_all(file_);
-  // Cell 15 is empty; give it a position but no sequence, then re-seal the checksum.
-  const std::size_t record = kHeaderBytes + 15 * kCellRecordBytes;
-  const std::int32_t pos = 4;
-  std::memcpy(bad.data() + record, &pos, sizeof pos);
-  const std::uint64_t checksum = XXH3_64bits(bad.data(), bad.size() - 8);
-  std::memcpy(bad.data() + bad.size() - 8, &checksum, sizeof checksum);
-  expect_rejected_unchanged(bad, "cell 15 is inconsistent");
+  const std::uint32_t type = 7;
+  std::memcpy(bad.data() + 12, &type, sizeof type);
+  expect_rejected_unchanged(bad, "holds a cache of unknown type 7 layers=3 cells=16 kv_heads=2 head_dim=8, this "
+                                 "cache is f32 layers=3");
+}
+
+TEST_F(KvCacheFile, RestoringAFifoOrADirectoryIsAnIoErrorWithoutBlocking) {
+  const std::filesystem::path fifo = dir_ / "fifo.bkv";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const auto refused = [&](const std::filesystem::path& path, const std::string& kind) {
+    return [&, path, kind] {
+      KvCache cache = live_cache();
+      const State before = state_of(cache);
+      try {
+        cache.restore(path);
+      } catch (const IoError& e) {
+        if (std::string(e.what()).find(kind) == std::string::npos) return 2;
+        return state_of(cache).cells.size() == before.cells.size() && state_of(cache).data == before.data ? 0 : 3;
+      }
+      return 1;
+    };
+  };
+  // A plain open() of a FIFO waits for a writer forever: the restore runs in a child with a deadline.
+  EXPECT_EQ(test::run_in_child(10, refused(fifo, "it is a FIFO")), "exit 0");
+  EXPECT_EQ(test::run_in_child(10, refused(dir_, "it is a directory")), "exit 0");
+}
+
+// Another process truncating the file (or cp-ing over it) while it is restored must give a typed
+// error and leave the cache as it was: a mapping of the file raised SIGBUS here instead. The
+// truncation is started the moment restore() opens the file (inotify IN_OPEN) and lands while the
+// file is read; the rounds run in a child with a deadline, so a crash or hang fails this test.
+TEST_F(KvCacheFile, AFileTruncatedWhileItIsRestoredIsATypedErrorNotACrash) {
+  const KvCacheShape big{.n_layers = 4, .n_cells = 4096, .n_kv_heads = 4, .head_dim = 128, .type = KvType::F16};
+  const std::filesystem::path path = dir_ / "big.bkv";
+  const std::string outcome = test::run_in_child(120, [&] {
+    KvCache source(big);
+    const std::vector<Pos> positions{0, 1, 2};
+    source.find_slot(0, positions, Placement::Contiguous);
+    KvCache target(big);
+    for (int round = 0; round < 4; ++round) {
+      source.save(path);
+      const int watch = inotify_init1(IN_CLOEXEC);
+      if (watch < 0 || inotify_add_watch(watch, path.c_str(), IN_OPEN) < 0) return 10;
+      std::thread truncator([&] {
+        alignas(inotify_event) char event[sizeof(inotify_event) + 256];
+        if (read(watch, event, sizeof event) > 0) truncate(path.c_str(), 4096);
+      });
+      try {
+        target.restore(path);
+        if (target.stats().used != 3) return 4;  // restored whole
+      } catch (const IoError&) {
+        if (target.stats().used != 0) return 5;  // unchanged
+      } catch (const FormatError&) {
+        if (target.stats().used != 0) return 5;
+      }
+      truncator.join();
+      close(watch);
+      target.clear();
+    }
+    return 0;
+  });
+  EXPECT_EQ(outcome, "exit 0");
+}
+
+TEST_F(KvCacheFile, ASymlinkWhereTheOldTemporaryWentIsNeverFollowed) {
+  const std::filesystem::path victim = dir_ / "victim.txt";
+  write_all(victim, {'p', 'r', 'e', 'c', 'i', 'o', 'u', 's'});
+  std::filesystem::path link = file_;
+  link += ".tmp";
+  std::filesystem::create_symlink(victim, link);
+  source_.save(file_);
+  EXPECT_EQ(read_all(victim), (std::vector<char>{'p', 'r', 'e', 'c', 'i', 'o', 'u', 's'}));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  KvCache copy(shape_with(16));
+  copy.restore(file_);
+  expect_same(state_of(source_), state_of(copy));
+}
+
+TEST_F(KvCacheFile, SaveErrorsNameThePathOnceWithTheReason) {
+  try {
+    source_.save(dir_);
+    FAIL() << "saved over a directory";
+  } catch (const IoError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("it is a directory"), std::string::npos) << message;
+    EXPECT_EQ(message.find(".tmp"), std::string::npos) << message;
+  }
+  const std::filesystem::path cwd_temporary = std::filesystem::current_path() / ".tmp";
+  const bool existed = std::filesystem::exists(cwd_temporary);
+  EXPECT_THROW(source_.save(""), InvalidArgument);
+  EXPECT_EQ(std::filesystem::exists(cwd_temporary), existed) << "save(\"\") wrote ./.tmp";
 }
 
 TEST_F(KvCacheFile, ShapeMismatchIsAFormatErrorNamingBothShapes) {

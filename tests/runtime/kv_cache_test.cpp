@@ -72,6 +72,20 @@ TEST(KvCache, BadShapesAreInvalidArguments) {
   }
 }
 
+TEST(KvCache, ACacheLargerThanMemoryIsACapacityErrorNamingTheSize) {
+  // 2^32 - 1 cells of 8 MiB rows: past any machine's memory, refused before anything is allocated.
+  const KvCacheShape huge{.n_layers = 1, .n_cells = 0xFFFFFFFFu, .n_kv_heads = 1024, .head_dim = 2048,
+                          .type = KvType::F32};
+  try {
+    KvCache cache(huge);
+    FAIL() << "a cache of " << huge.n_cells << " cells was allocated";
+  } catch (const CapacityError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("KvCache: 72057"), std::string::npos) << message;  // K and V plus the cells
+    EXPECT_NE(message.find("more than this machine's"), std::string::npos) << message;
+  }
+}
+
 TEST(KvCache, ContiguousSlotIsFirstFitAndRecordsMetadata) {
   KvCache cache(small_shape());
   const auto positions = iota_positions(10, 3);
@@ -122,6 +136,7 @@ TEST(KvCache, FindSlotRejectsBadRequests) {
   EXPECT_THROW(cache.find_slot(-1, iota_positions(0, 1), Placement::Contiguous), InvalidArgument);
   EXPECT_THROW(cache.find_slot(0, std::vector<Pos>{0, -3}, Placement::Scattered), InvalidArgument);
   EXPECT_EQ(cache.find_slot(0, iota_positions(0, 9), Placement::Scattered), std::nullopt);
+  EXPECT_THROW(cache.find_slot(0, iota_positions(0, 1), static_cast<Placement>(7)), InvalidArgument);
   EXPECT_EQ(cache.stats().used, 0u);
 }
 

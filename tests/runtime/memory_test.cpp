@@ -104,12 +104,12 @@ TEST(AlignedBuffer, RejectsBadInputWithTypedErrors) {
   }
 }
 
-TEST(AlignedBuffer, OsRefusalIsAnIoErrorWithErrnoText) {
+TEST(AlignedBuffer, OutOfMemoryIsACapacityErrorNamingTheSize) {
   // More address space than any machine has: mmap fails with ENOMEM.
   try {
     AlignedBuffer::page_aligned(std::size_t{1} << 62);
     FAIL() << "a 4 EiB mapping succeeded";
-  } catch (const IoError& e) {
+  } catch (const CapacityError& e) {
     EXPECT_NE(std::string(e.what()).find("Cannot allocate memory"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(std::to_string(std::size_t{1} << 62)), std::string::npos);
   }
@@ -194,6 +194,16 @@ TEST(Advice, UnmappedRangeIsAnIoErrorWithErrnoText) {
 
 TEST(Advice, EmptyRegionIsInvalid) {
   EXPECT_THROW(advise({}, Advice::Sequential), InvalidArgument);
+}
+
+TEST(Advice, AValueOutsideTheEnumIsInvalidNotNormal) {
+  const AlignedBuffer buffer = AlignedBuffer::page_aligned(page_size());
+  try {
+    advise(buffer.bytes(), static_cast<Advice>(99));
+    FAIL() << "Advice(99) was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("99 is not an Advice"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -130,5 +130,13 @@ TEST(SequenceSplit, ZeroWorkersIsInvalid) {
   EXPECT_THROW(split_by_tokens(lengths, 0), InvalidArgument);
 }
 
+// Token sums used to wrap, reporting a worker with SIZE_MAX + 1 tokens as having none.
+TEST(SequenceSplit, ATokenSumThatOverflowsIsInvalid) {
+  const Lengths lengths = {SIZE_MAX, 1, 5};
+  EXPECT_THROW(split_by_count(lengths, 1), InvalidArgument);
+  EXPECT_THROW(split_by_tokens(lengths, 1), InvalidArgument);
+  EXPECT_EQ(split_by_tokens(lengths, 2).max_tokens(), SIZE_MAX);
+}
+
 }  // namespace
 }  // namespace brick

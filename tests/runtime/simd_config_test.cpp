@@ -21,6 +21,7 @@ TEST(UnrollConfig, FactorPerLevelAndBackend) {
   EXPECT_EQ(unroll_factor(Backend::Scalar), 1u);
   EXPECT_EQ(simd_level(Backend::Avx2), SimdLevel::Avx2);
   EXPECT_THROW(simd_level(Backend::Auto), InvalidArgument);
+  EXPECT_THROW(simd_level(static_cast<Backend>(99)), InvalidArgument);
 }
 
 struct Call {

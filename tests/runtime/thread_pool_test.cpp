@@ -25,6 +25,12 @@ TEST(ThreadPool, NeedsAtLeastTheCallingThread) {
   EXPECT_EQ(ThreadPool(3).size(), 3u);
 }
 
+// ThreadPool(SIZE_MAX) used to end in std::bad_array_new_length.
+TEST(ThreadPool, AThreadCountPastTheLimitIsAnInvalidArgument) {
+  EXPECT_THROW(ThreadPool(SIZE_MAX), InvalidArgument);
+  EXPECT_THROW(ThreadPool(ThreadPool::kMaxThreads + 1), InvalidArgument);
+}
+
 TEST(ThreadPool, CoversEveryIndexExactlyOnceWithBalance211Ranges) {
   for (std::size_t threads : {1u, 2u, 3u, 5u}) {
     for (std::chrono::nanoseconds spin : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(100us)}) {

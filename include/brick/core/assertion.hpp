@@ -45,7 +45,8 @@ enum class AssertionKind : std::uint8_t { Equivalence, Bounds, Finite, Custom };
 std::string_view name(AssertionKind kind) noexcept;
 AssertionKind kind_of(const Assertion& assertion) noexcept;
 
-// Finite and Bounds cost one pass over the output; Equivalence re-runs the op, Custom is unknown.
+// Finite, Bounds and Custom look only at the output (a Custom predicate is the caller's to keep to
+// about one pass over it), so CheckPolicy::Cheap runs them on every call; Equivalence re-runs the op.
 bool is_cheap(const Assertion& assertion) noexcept;
 
 // "equivalence(avx2 vs scalar, abs 1e-05, rel 1e-05)", "bounds[-1, 1]", "finite", "custom:name".

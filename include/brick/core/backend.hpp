@@ -36,7 +36,7 @@ Backend best_backend(const CpuFeatures& features = cpu_features()) noexcept;
 // variable BRICK_BACKEND (scalar|avx2|avx512) when it is set, else the best supported one. An
 // explicit request is honoured as given. Throws BackendUnavailable naming the missing feature when
 // the resulting backend cannot run here, and InvalidArgument for a BRICK_BACKEND value it does not
-// know.
+// know or a `requested` value outside the enum.
 Backend resolve(Backend requested);
 Backend resolve(Backend requested, const CpuFeatures& features,
                 std::optional<std::string_view> forced);

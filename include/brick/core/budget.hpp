@@ -11,7 +11,8 @@ class TokenBudget {
 
   constexpr TokenBudget() = default;
 
-  // Both throw InvalidArgument unless the value is finite and positive.
+  // Both throw InvalidArgument unless the value is finite and positive and so is the other way of
+  // reading it (1e-310 tokens/s would be an infinite time per token).
   static TokenBudget from_us_per_token(double us_per_token);
   static TokenBudget from_tokens_per_second(double tokens_per_second);
 
@@ -35,7 +36,8 @@ class ByteBudget {
  public:
   static constexpr std::size_t kPageBytes = 4096;
 
-  // Both throw InvalidArgument unless the values are finite and positive.
+  // Both throw InvalidArgument unless the values are finite and positive and so is the other way of
+  // reading the budget (GB/s and µs per page).
   static ByteBudget from_gb_per_second(double gb_per_second, std::size_t page_bytes = kPageBytes);
   static ByteBudget from_us_per_page(double us_per_page, std::size_t page_bytes = kPageBytes);
 

@@ -4,6 +4,7 @@
 // the policy selects and returns metrics; verify() checks every assertion.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <span>
@@ -21,7 +22,7 @@
 namespace brick {
 
 enum class CheckPolicy : unsigned char {
-  Cheap,  // Finite and Bounds on every call (the default)
+  Cheap,  // Finite, Bounds and Custom on every call (the default): one pass over the output each
   All,    // every assertion on every call, Equivalence included
   None,   // nothing on run(); verify() still checks everything
 };
@@ -55,8 +56,9 @@ class ComputeBrick {
  public:
   using Input = typename Op::Input;
 
-  // Throws InvalidArgument when `assertions` is empty (a brick must check something) and
-  // BackendUnavailable when `backend` cannot run here. Auto is resolved once, now.
+  // Throws InvalidArgument when `assertions` is empty (a brick must check something) or the policy
+  // holds a value outside its enums, and BackendUnavailable when `backend` cannot run here. Auto is
+  // resolved once, now.
   ComputeBrick(Op op, std::vector<Assertion> assertions, Backend backend = Backend::Auto,
                TokenBudget budget = {}, BrickPolicy policy = {})
       : op_(std::move(op)),
@@ -64,7 +66,7 @@ class ComputeBrick {
         assertions_(std::move(assertions)),
         backend_(resolve(backend)),
         budget_(budget),
-        policy_(policy) {
+        policy_(checked(policy)) {
     if (assertions_.empty()) {
       throw InvalidArgument(
           fmt::format("brick '{}' has no assertions; a brick must check at "
@@ -88,15 +90,21 @@ class ComputeBrick {
   std::span<const Assertion> assertions() const noexcept { return assertions_; }
 
   void set_budget(TokenBudget budget) noexcept { budget_ = budget; }
-  void set_policy(BrickPolicy policy) noexcept { policy_ = policy; }
+  // InvalidArgument for a value outside the policy's enums; the policy is then unchanged.
+  void set_policy(BrickPolicy policy) { policy_ = checked(policy); }
 
-  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument). With an
-  // Equivalence check selected, the op runs again on the baseline backend into scratch space, so
-  // `out` must not alias the input then.
-  // Allocates only the first time an Equivalence baseline of a new size is needed.
+  // Executes the op into `out` (exactly output_size(input) floats, else InvalidArgument) and
+  // checks the assertions the policy selects. `out` may be the input itself (an in-place op, such
+  // as a softmax over its own buffer): with an Equivalence check selected, run() keeps what `out`
+  // held before the call and puts it back while the baseline backend runs into scratch space, so the
+  // baseline reads the same input the op did; `out` holds the op's result when run() returns.
+  // That costs three passes over `out`, and allocates only the first time a check needs scratch
+  // space of a new size.
   Result<RunReport> run(const Input& input, std::span<float> out) {
     require_output_size(input, out);
     const OpCost cost = op_.cost(input);
+    const bool equivalence_selected = policy_.checks == CheckPolicy::All && has_equivalence();
+    if (equivalence_selected) held_before_.assign(out.begin(), out.end());
     const auto start = std::chrono::steady_clock::now();
     op_.run(input, out, backend_);
     const auto stop = std::chrono::steady_clock::now();
@@ -109,14 +117,14 @@ class ComputeBrick {
     report.backend = backend_;
     report.metrics = make_metrics(cost.tokens, ns, cost.flops, cost.bytes, budget_.us_per_token());
 
-    for (std::size_t i = 0; i < assertions_.size(); ++i) {
-      const bool selected = policy_.checks == CheckPolicy::All ||
-                            (policy_.checks == CheckPolicy::Cheap && is_cheap(assertions_[i]));
-      if (selected) {
-        evaluate(i, input, out);
-      } else {
-        outcomes_[i].evaluated = false;
-      }
+    if (equivalence_selected) {
+      // out gets its old contents back (the input, where they alias) and held_before_ the result,
+      // until every check has run.
+      std::swap_ranges(out.begin(), out.end(), held_before_.begin());
+      const ResultRestorer restore{held_before_, out};
+      evaluate_selected(input, held_before_);
+    } else {
+      evaluate_selected(input, out);
     }
     report.assertions = outcomes_;
 
@@ -155,6 +163,43 @@ class ComputeBrick {
     }
   }
 
+  static const BrickPolicy& checked(const BrickPolicy& policy) {
+    if (policy.checks != CheckPolicy::Cheap && policy.checks != CheckPolicy::All &&
+        policy.checks != CheckPolicy::None) {
+      throw InvalidArgument(fmt::format("BrickPolicy: {} is not a CheckPolicy", static_cast<int>(policy.checks)));
+    }
+    if (policy.on_failure != OnFailure::Report && policy.on_failure != OnFailure::Error) {
+      throw InvalidArgument(fmt::format("BrickPolicy: {} is not an OnFailure", static_cast<int>(policy.on_failure)));
+    }
+    return policy;
+  }
+
+  bool has_equivalence() const noexcept {
+    for (const Assertion& assertion : assertions_) {
+      if (std::holds_alternative<Equivalence>(assertion)) return true;
+    }
+    return false;
+  }
+
+  // Copies the result saved in `result` back into `out` when the checks end, however they end.
+  struct ResultRestorer {
+    const std::vector<float>& result;
+    std::span<float> out;
+    ~ResultRestorer() { std::copy(result.begin(), result.end(), out.begin()); }
+  };
+
+  void evaluate_selected(const Input& input, std::span<const float> out) {
+    for (std::size_t i = 0; i < assertions_.size(); ++i) {
+      const bool selected = policy_.checks == CheckPolicy::All ||
+                            (policy_.checks == CheckPolicy::Cheap && is_cheap(assertions_[i]));
+      if (selected) {
+        evaluate(i, input, out);
+      } else {
+        outcomes_[i].evaluated = false;
+      }
+    }
+  }
+
   void evaluate(std::size_t i, const Input& input, std::span<const float> out) {
     AssertionOutcome& outcome = outcomes_[i];
     struct Checker {
@@ -179,6 +224,7 @@ class ComputeBrick {
   std::vector<Assertion> assertions_;
   std::vector<AssertionOutcome> outcomes_;
   std::vector<float> baseline_;
+  std::vector<float> held_before_;  // run(): out's contents before the op, then the op's result
   std::vector<float> output_;
   Backend backend_;
   TokenBudget budget_;

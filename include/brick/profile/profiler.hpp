@@ -28,6 +28,9 @@
 //  - stats(name) of a name never recorded, brick_stats(BrickId::COUNT), percentile q outside [0,
 //  1]:
 //    InvalidArgument; start("") is InvalidArgument;
+//  - a brick or thread name that is not valid UTF-8 (start(name), set_thread_name()):
+//    InvalidArgument, so that every export stays valid JSON and Prometheus text;
+//  - options or set_sync_mode() with a value outside ClockSource or SyncMode: InvalidArgument;
 //  - write_*() to a path that cannot be written: IoError.
 // Misuse counts appear in summary(), to_json() and to_prometheus().
 //
@@ -148,7 +151,8 @@ class BrickProfiler {
   void disable() noexcept { enabled_.store(false, std::memory_order_relaxed); }
   bool is_enabled() const noexcept { return enabled_.load(std::memory_order_relaxed); }
 
-  void set_sync_mode(SyncMode mode) noexcept { sync_mode_.store(mode, std::memory_order_relaxed); }
+  // InvalidArgument for a value outside SyncMode.
+  void set_sync_mode(SyncMode mode);
   SyncMode sync_mode() const noexcept { return sync_mode_.load(std::memory_order_relaxed); }
 
   ClockSource clock_source() const noexcept { return clock_; }

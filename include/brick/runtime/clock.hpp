@@ -43,7 +43,8 @@ class ManualClock final : public Clock {
   time_point now() const noexcept override;
   bool sleep_until(time_point deadline, std::stop_token stop = {}) override;
 
-  // Both throw InvalidArgument when asked to go backwards.
+  // Both throw InvalidArgument when asked to go backwards; advance() also when it would pass
+  // time_point::max() (the clock would wrap to the past).
   void advance(duration by);
   void advance_to(time_point to);
 

@@ -11,6 +11,14 @@
 namespace brick {
 namespace {
 
+// Adds a sequence's length to a worker's sum; lengths come from the caller, so the sum is checked.
+void add_tokens(std::size_t& sum, std::size_t length, std::string_view who) {
+  if (__builtin_add_overflow(sum, length, &sum)) {
+    throw InvalidArgument(fmt::format("{}: the token count of one worker overflows (a sequence of {} tokens)", who,
+                                      length));
+  }
+}
+
 SequenceSplit empty_split(std::size_t workers, std::string_view who) {
   if (workers == 0) throw InvalidArgument(fmt::format("{}: the number of workers must be positive", who));
   SequenceSplit split;
@@ -31,7 +39,7 @@ SequenceSplit split_by_count(std::span<const std::size_t> lengths, std::size_t w
     const Range range = balance211(lengths.size(), workers, w);
     for (std::size_t s = range.begin; s < range.end; ++s) {
       split.sequences[w].push_back(s);
-      split.tokens[w] += lengths[s];
+      add_tokens(split.tokens[w], lengths[s], "split_by_count");
     }
   }
   return split;
@@ -49,7 +57,7 @@ SequenceSplit split_by_tokens(std::span<const std::size_t> lengths, std::size_t 
     const auto lightest = std::min_element(split.tokens.begin(), split.tokens.end());
     const auto w = static_cast<std::size_t>(lightest - split.tokens.begin());
     split.sequences[w].push_back(s);
-    *lightest += lengths[s];
+    add_tokens(*lightest, lengths[s], "split_by_tokens");
   }
   for (auto& indices : split.sequences) std::sort(indices.begin(), indices.end());
   return split;

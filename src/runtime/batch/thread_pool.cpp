@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "brick/core/error.hpp"
 
 namespace brick {
@@ -29,11 +31,19 @@ bool spin_until(Done done, std::chrono::nanoseconds budget) {
   }
 }
 
+std::size_t checked_thread_count(std::size_t threads) {
+  if (threads == 0) throw InvalidArgument("ThreadPool needs at least one thread (the caller)");
+  if (threads > ThreadPool::kMaxThreads) {
+    throw InvalidArgument(
+        fmt::format("ThreadPool: {} threads is more than the limit of {}", threads, ThreadPool::kMaxThreads));
+  }
+  return threads;
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(std::size_t threads, std::chrono::nanoseconds spin)
-    : slots_(threads), spin_(spin), slot_state_(threads > 0 ? new Slot[threads] : nullptr) {
-  if (threads == 0) throw InvalidArgument("ThreadPool needs at least one thread (the caller)");
+    : slots_(checked_thread_count(threads)), spin_(spin), slot_state_(new Slot[slots_]) {
   workers_.reserve(threads - 1);
   try {
     for (std::size_t slot = 1; slot < threads; ++slot) {

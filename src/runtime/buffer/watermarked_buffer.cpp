@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "brick/core/error.hpp"
+#include "brick/runtime/memory/physical_memory.hpp"
 
 namespace brick {
 namespace {
@@ -15,15 +16,22 @@ const Watermarks& validated(const Watermarks& marks) {
   return marks;
 }
 
+CapacityPolicy checked(CapacityPolicy policy) {
+  if (policy != CapacityPolicy::Advisory && policy != CapacityPolicy::Enforcing) {
+    throw InvalidArgument(fmt::format("WatermarkedBuffer: {} is not a CapacityPolicy", static_cast<int>(policy)));
+  }
+  return policy;
+}
+
 }  // namespace
 
 WatermarkedBuffer::WatermarkedBuffer(const Watermarks& marks, CapacityPolicy policy,
                                      WritabilityCallback on_writability_change)
     : marks_(validated(marks)),
-      policy_(policy),
+      policy_(checked(policy)),
       on_writability_change_(std::move(on_writability_change)),
       latch_(marks_),
-      storage_(marks_.capacity) {}
+      storage_(allocate_vector<std::byte>(marks_.capacity, "WatermarkedBuffer")) {}
 
 void WatermarkedBuffer::write(std::span<const std::byte> bytes) {
   if (!try_write(bytes)) {
@@ -53,7 +61,9 @@ void WatermarkedBuffer::append(std::span<const std::byte> bytes) {
 }
 
 void WatermarkedBuffer::grow_to(std::size_t bytes) {
-  std::vector<std::byte> grown(std::max(bytes, 2 * storage_.size()));
+  // Doubling keeps appends amortised O(1), as long as the double fits in memory.
+  const std::size_t doubled = storage_.size() <= physical_memory_bytes() / 2 ? 2 * storage_.size() : bytes;
+  std::vector<std::byte> grown = allocate_vector<std::byte>(std::max(bytes, doubled), "WatermarkedBuffer");
   peek(grown);
   storage_.swap(grown);
   head_ = 0;

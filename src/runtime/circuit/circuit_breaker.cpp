@@ -31,6 +31,14 @@ void check_at_least_one(std::string_view field, std::uint32_t value) {
   if (value == 0) throw InvalidArgument(fmt::format("CircuitBreakerConfig.{} must be at least 1, got 0", field));
 }
 
+// A field that sizes a sliding window (allocated when the breaker enters the state that uses it).
+void check_window_size(std::string_view field, std::uint32_t value) {
+  if (value == 0 || value > SlidingWindow::kMaxSize) {
+    throw InvalidArgument(fmt::format("CircuitBreakerConfig.{} must be in 1..{} (it sizes a sliding window), got {}",
+                                      field, SlidingWindow::kMaxSize, value));
+  }
+}
+
 void check_positive(std::string_view field, std::chrono::nanoseconds value) {
   if (value <= std::chrono::nanoseconds::zero()) {
     throw InvalidArgument(fmt::format("CircuitBreakerConfig.{} must be positive, got {} ns", field,
@@ -53,11 +61,11 @@ void CircuitBreakerConfig::validate() const {
     throw InvalidArgument(fmt::format("CircuitBreakerConfig.sliding_window_type is not a known type ({})",
                                       static_cast<int>(sliding_window_type)));
   }
-  check_at_least_one("sliding_window_size", sliding_window_size);
+  check_window_size("sliding_window_size", sliding_window_size);
   check_at_least_one("minimum_number_of_calls", minimum_number_of_calls);
   check_positive("wait_duration_in_open_state", wait_duration_in_open_state);
-  check_at_least_one("permitted_number_of_calls_in_half_open_state",
-                     permitted_number_of_calls_in_half_open_state);
+  check_window_size("permitted_number_of_calls_in_half_open_state",
+                    permitted_number_of_calls_in_half_open_state);
   if (max_wait_duration_in_half_open_state < std::chrono::nanoseconds::zero()) {
     throw InvalidArgument(fmt::format(
         "CircuitBreakerConfig.max_wait_duration_in_half_open_state must not be negative, got {} ns",

@@ -43,10 +43,13 @@ std::int64_t whole_seconds(Clock::time_point t) noexcept {
 }  // namespace
 
 SlidingWindow::SlidingWindow(SlidingWindowType type, std::uint32_t size) : type_(type) {
-  if (size == 0) {
-    throw InvalidArgument(fmt::format("SlidingWindow: the {} window size must be at least 1",
-                                      type == SlidingWindowType::CountBased ? "count-based"
-                                                                            : "time-based"));
+  if (type != SlidingWindowType::CountBased && type != SlidingWindowType::TimeBased) {
+    throw InvalidArgument(fmt::format("SlidingWindow: {} is not a SlidingWindowType", static_cast<int>(type)));
+  }
+  if (size == 0 || size > kMaxSize) {
+    throw InvalidArgument(fmt::format("SlidingWindow: the {} window size must be in 1..{}, got {}",
+                                      type == SlidingWindowType::CountBased ? "count-based" : "time-based",
+                                      kMaxSize, size));
   }
   slots_.resize(size);
 }

@@ -1,22 +1,20 @@
 #include "brick/runtime/kv_cache/kv_cache.hpp"
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: hashing a file needs no allocation
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <string_view>
-#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/std.h>
 
 #include "brick/core/error.hpp"
-#include "brick/runtime/memory/mapped_file.hpp"
-#include "runtime/os_error.hpp"
+#include "brick/runtime/atomic_file.hpp"
+#include "brick/runtime/memory/physical_memory.hpp"
+#include "brick/runtime/memory/regular_file.hpp"
 
 namespace brick {
 namespace {
@@ -46,8 +44,15 @@ struct FileCell {
 static_assert(sizeof(FileCell) == 16 && std::is_trivially_copyable_v<FileCell>);
 
 constexpr Pos kNoUpperBound = std::numeric_limits<Pos>::max();
+constexpr std::int64_t kMaxPos = std::numeric_limits<Pos>::max();
 
 std::string_view name(KvType type) { return type == KvType::F32 ? "f32" : "f16"; }
+
+std::string describe_type(std::uint32_t type) {
+  if (type == static_cast<std::uint32_t>(KvType::F32)) return "f32";
+  if (type == static_cast<std::uint32_t>(KvType::F16)) return "f16";
+  return fmt::format("unknown type {}", type);
+}
 
 std::size_t checked_product(std::initializer_list<std::size_t> factors) {
   std::size_t product = 1;
@@ -73,12 +78,32 @@ std::pair<Pos, Pos> normalise(Pos p0, Pos p1) { return {p0 < 0 ? 0 : p0, p1 < 0 
 
 bool in_range(Pos pos, std::pair<Pos, Pos> range) { return pos >= range.first && pos < range.second; }
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
+// XXH3-64 over the file's bytes, fed in the order they are written.
+class Checksum {
+ public:
+  Checksum() noexcept {
+    XXH3_INITSTATE(&state_);
+    XXH3_64bits_reset(&state_);
+  }
+  void add(std::span<const std::byte> bytes) noexcept { XXH3_64bits_update(&state_, bytes.data(), bytes.size()); }
+  std::uint64_t digest() const noexcept { return XXH3_64bits_digest(&state_); }
+
+ private:
+  XXH3_state_t state_;
 };
-struct Xxh3StateFree {
-  void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
-};
+
+template <class T>
+std::span<const std::byte> bytes_of(const T& value) noexcept {
+  return std::as_bytes(std::span(&value, 1));
+}
+template <class T>
+std::span<std::byte> writable_bytes_of(T& value) noexcept {
+  return std::as_writable_bytes(std::span(&value, 1));
+}
+
+AlignedBuffer allocate_storage(std::size_t bytes) {
+  return bytes >= kHugePageBytes ? AlignedBuffer::huge_page_aligned(bytes) : AlignedBuffer::page_aligned(bytes);
+}
 
 }  // namespace
 
@@ -97,8 +122,13 @@ KvCache::KvCache(const KvCacheShape& shape) : shape_(shape) {
   }
   layer_stride_ = checked_product({shape.n_cells, shape.n_kv_heads, shape.head_dim, shape.element_bytes()});
   const std::size_t total = checked_product({layer_stride_, 2, shape.n_layers});
-  storage_ = total >= kHugePageBytes ? AlignedBuffer::huge_page_aligned(total) : AlignedBuffer::page_aligned(total);
-  cells_.assign(shape.n_cells, KvCell{});
+  const std::size_t cell_bytes = checked_product({shape.n_cells, sizeof(KvCell)});
+  if (total > std::numeric_limits<std::size_t>::max() - cell_bytes) {
+    throw InvalidArgument("KvCache: the cache size overflows the address space");
+  }
+  require_fits_in_memory(total + cell_bytes, "KvCache");
+  storage_ = allocate_storage(total);
+  cells_ = allocate_vector<KvCell>(shape.n_cells, "KvCache");
 }
 
 const KvCell& KvCache::cell(CellIndex index) const { return cells_[checked_cell(index)]; }
@@ -130,6 +160,9 @@ std::byte* KvCache::mutable_layer_bytes(std::size_t layer, std::size_t which) {
 
 std::optional<KvSlot> KvCache::find_slot(SeqId seq, std::span<const Pos> positions, Placement placement) {
   check_seq(seq, "find_slot");
+  if (placement != Placement::Contiguous && placement != Placement::Scattered) {
+    throw InvalidArgument(fmt::format("KvCache::find_slot: {} is not a Placement", static_cast<int>(placement)));
+  }
   if (positions.empty()) throw InvalidArgument("KvCache::find_slot: no tokens requested");
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (positions[i] < 0) {
@@ -168,8 +201,9 @@ void KvCache::write_rows(std::size_t layer, std::span<const CellIndex> cells, co
   if (layer >= shape_.n_layers) {
     throw InvalidArgument(fmt::format("KvCache::write: layer {} is outside 0..{}", layer, shape_.n_layers - 1));
   }
-  const std::size_t expected = cells.size() * shape_.row_elements();
-  if (k_elements != expected || v_elements != expected) {
+  std::size_t expected = 0;
+  if (__builtin_mul_overflow(cells.size(), shape_.row_elements(), &expected) || k_elements != expected ||
+      v_elements != expected) {
     throw InvalidArgument(fmt::format("KvCache::write: {} cells need {} K and V values each, got {} and {}",
                                       cells.size(), expected, k_elements, v_elements));
   }
@@ -266,15 +300,19 @@ std::size_t KvCache::seq_add(SeqId seq, Pos p0, Pos p1, Pos delta) {
                                    "(set {:#x}); shifting it for sequence {} would move it for them too",
                                    i, c.pos, c.sequences, seq));
     }
-    if (std::int64_t{c.pos} + delta > std::numeric_limits<Pos>::max()) {
-      throw InvalidArgument(fmt::format("KvCache::seq_add: position {} + {} overflows", c.pos, delta));
+    // A cell that would move below 0 is removed instead. The shift cannot overflow: it is always the
+    // position minus the position K was last rotated for (when the cell was claimed or at
+    // clear_pending_shifts(); restore() checks files for it), and both lie in 0..INT32_MAX.
+    if (std::int64_t{c.pos} + delta > kMaxPos) {
+      throw InvalidArgument(fmt::format("KvCache::seq_add: cell {} at position {} moved by {} overflows", i, c.pos,
+                                        delta));
     }
   }
   std::size_t changed = 0;
   for (KvCell& c : cells_) {
     if (!c.has(seq) || !in_range(c.pos, range)) continue;
     ++changed;
-    if (c.pos + delta < 0) {
+    if (std::int64_t{c.pos} + delta < 0) {
       free_cell(c);
       continue;
     }
@@ -356,23 +394,12 @@ KvCacheStats KvCache::stats() const {
 }
 
 void KvCache::save(const std::filesystem::path& path) const {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  auto io_error = [&](std::string_view what) {
-    const int error = errno;
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    return IoError(fmt::format("KvCache::save: {} {}: {}", what, temporary, detail::errno_text(error)));
+  AtomicFile file(path);
+  Checksum checksum;
+  const auto put = [&](std::span<const std::byte> bytes) {
+    file.write(bytes);
+    checksum.add(bytes);
   };
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(temporary.c_str(), "wb"));
-  if (!file) throw io_error("cannot create");
-  std::unique_ptr<XXH3_state_t, Xxh3StateFree> hash(XXH3_createState());
-  if (!hash || XXH3_64bits_reset(hash.get()) != XXH_OK) throw IoError("KvCache::save: cannot create a hash state");
-  auto put = [&](const void* data, std::size_t bytes) {
-    if (std::fwrite(data, 1, bytes, file.get()) != bytes) throw io_error("cannot write");
-    XXH3_64bits_update(hash.get(), data, bytes);
-  };
-
   FileHeader header{};
   std::memcpy(header.magic, kMagic, sizeof kMagic);
   header.version = kFormatVersion;
@@ -382,29 +409,26 @@ void KvCache::save(const std::filesystem::path& path) const {
   header.n_kv_heads = shape_.n_kv_heads;
   header.head_dim = shape_.head_dim;
   header.high_water = high_water_;
-  put(&header, sizeof header);
-  std::vector<FileCell> records(cells_.size());
+  put(bytes_of(header));
+  std::vector<FileCell> records = allocate_vector<FileCell>(cells_.size(), "KvCache::save");
   for (std::size_t i = 0; i < cells_.size(); ++i) records[i] = {cells_[i].pos, cells_[i].shift, cells_[i].sequences};
-  put(records.data(), records.size() * sizeof(FileCell));
-  put(storage_.data(), storage_.size());
-  const std::uint64_t checksum = XXH3_64bits_digest(hash.get());
-  if (std::fwrite(&checksum, 1, sizeof checksum, file.get()) != sizeof checksum) throw io_error("cannot write");
-  if (std::fflush(file.get()) != 0) throw io_error("cannot flush");
-  if (std::fclose(file.release()) != 0) throw io_error("cannot close");
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw io_error(fmt::format("cannot rename to {}", path));
+  put(std::as_bytes(std::span(records)));
+  put(storage_.bytes());
+  const std::uint64_t digest = checksum.digest();
+  file.write(bytes_of(digest));
+  file.commit();
 }
 
 void KvCache::restore(const std::filesystem::path& path) {
-  const MappedFile file(path, Advice::Sequential);
-  const std::span<const std::byte> bytes = file.bytes();
-  auto format_error = [&](const std::string& what) {
+  const RegularFile file(path);
+  const auto format_error = [&](const std::string& what) {
     return FormatError(fmt::format("KvCache::restore: {}: {}", path, what));
   };
-  if (bytes.size() < sizeof(FileHeader)) {
-    throw format_error(fmt::format("{} bytes is shorter than the {}-byte header", bytes.size(), sizeof(FileHeader)));
+  if (file.size() < sizeof(FileHeader)) {
+    throw format_error(fmt::format("{} bytes is shorter than the {}-byte header", file.size(), sizeof(FileHeader)));
   }
   FileHeader header;
-  std::memcpy(&header, bytes.data(), sizeof header);
+  file.read_at(0, writable_bytes_of(header));
   if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw format_error("not a Brick KV cache file (bad magic)");
   if (header.version != kFormatVersion) {
     throw format_error(fmt::format("format version {} is not the supported {}", header.version, kFormatVersion));
@@ -413,37 +437,53 @@ void KvCache::restore(const std::filesystem::path& path) {
                           header.n_layers == shape_.n_layers && header.n_cells == shape_.n_cells &&
                           header.n_kv_heads == shape_.n_kv_heads && header.head_dim == shape_.head_dim;
   if (!same_shape) {
-    throw format_error(fmt::format("the file holds a cache of type {} layers={} cells={} kv_heads={} head_dim={}, "
+    throw format_error(fmt::format("the file holds a cache of {} layers={} cells={} kv_heads={} head_dim={}, "
                                    "this cache is {} layers={} cells={} kv_heads={} head_dim={}",
-                                   header.type, header.n_layers, header.n_cells, header.n_kv_heads, header.head_dim,
-                                   name(shape_.type), shape_.n_layers, shape_.n_cells, shape_.n_kv_heads,
-                                   shape_.head_dim));
+                                   describe_type(header.type), header.n_layers, header.n_cells, header.n_kv_heads,
+                                   header.head_dim, name(shape_.type), shape_.n_layers, shape_.n_cells,
+                                   shape_.n_kv_heads, shape_.head_dim));
   }
+  // Every offset follows from this cache's own shape, which the constructor checked for overflow.
   const std::size_t cells_offset = sizeof(FileHeader);
   const std::size_t data_offset = cells_offset + cells_.size() * sizeof(FileCell);
   const std::size_t checksum_offset = data_offset + storage_.size();
   const std::size_t expected_size = checksum_offset + sizeof(std::uint64_t);
-  if (bytes.size() != expected_size) {
-    throw format_error(fmt::format("{} bytes, expected {} ({})", bytes.size(), expected_size,
-                                   bytes.size() < expected_size ? "truncated" : "trailing bytes"));
-  }
-  std::uint64_t stored_checksum;
-  std::memcpy(&stored_checksum, bytes.data() + checksum_offset, sizeof stored_checksum);
-  const std::uint64_t checksum = XXH3_64bits(bytes.data(), checksum_offset);
-  if (checksum != stored_checksum) {
-    throw format_error(fmt::format("checksum {:#018x} does not match the stored {:#018x} (corrupted)", checksum,
-                                   stored_checksum));
+  if (file.size() != expected_size) {
+    throw format_error(fmt::format("{} bytes, expected {} ({})", file.size(), expected_size,
+                                   file.size() < expected_size ? "truncated" : "trailing bytes"));
   }
 
-  std::vector<KvCell> cells(cells_.size());
+  // Everything is read into new memory and checked before any of it replaces this cache's state.
+  std::vector<FileCell> records = allocate_vector<FileCell>(cells_.size(), "KvCache::restore");
+  file.read_at(cells_offset, std::as_writable_bytes(std::span(records)));
+  AlignedBuffer storage = allocate_storage(storage_.size());
+  file.read_at(data_offset, storage.bytes());
+  std::uint64_t stored_checksum = 0;
+  file.read_at(checksum_offset, writable_bytes_of(stored_checksum));
+  Checksum checksum;
+  checksum.add(bytes_of(header));
+  checksum.add(std::as_bytes(std::span(records)));
+  checksum.add(storage.bytes());
+  if (checksum.digest() != stored_checksum) {
+    throw format_error(fmt::format("checksum {:#018x} does not match the stored {:#018x} (corrupted)",
+                                   checksum.digest(), stored_checksum));
+  }
+
+  std::vector<KvCell> cells = allocate_vector<KvCell>(cells_.size(), "KvCache::restore");
   std::size_t used = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    FileCell record;
-    std::memcpy(&record, bytes.data() + cells_offset + i * sizeof record, sizeof record);
+    const FileCell& record = records[i];
     const bool empty = record.sequences == 0;
     if (empty ? (record.pos != -1 || record.shift != 0) : record.pos < 0) {
       throw format_error(fmt::format("cell {} is inconsistent: position {}, shift {}, sequences {:#x}", i, record.pos,
                                      record.shift, record.sequences));
+    }
+    // seq_add keeps position - shift (the position before shifting) a valid position.
+    const std::int64_t unshifted = std::int64_t{record.pos} - record.shift;
+    if (!empty && (unshifted < 0 || unshifted > kMaxPos)) {
+      throw format_error(fmt::format("cell {} is inconsistent: position {} with shift {} was position {} before "
+                                     "shifting, outside 0..{}",
+                                     i, record.pos, record.shift, unshifted, kMaxPos));
     }
     cells[i] = KvCell{record.pos, record.sequences, record.shift};
     used += empty ? 0 : 1;
@@ -452,7 +492,7 @@ void KvCache::restore(const std::filesystem::path& path) {
     throw format_error(fmt::format("high-water mark {} is outside {}..{}", header.high_water, used, cells.size()));
   }
 
-  std::memcpy(storage_.data(), bytes.data() + data_offset, storage_.size());
+  storage_ = std::move(storage);
   cells_ = std::move(cells);
   used_ = used;
   high_water_ = header.high_water;

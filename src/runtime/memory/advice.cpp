@@ -14,7 +14,7 @@
 namespace brick {
 namespace {
 
-int native(Advice advice) noexcept {
+int native(Advice advice) {
   switch (advice) {
     case Advice::Normal: return MADV_NORMAL;
     case Advice::Sequential: return MADV_SEQUENTIAL;
@@ -22,7 +22,7 @@ int native(Advice advice) noexcept {
     case Advice::WillNeed: return MADV_WILLNEED;
     case Advice::DontNeed: return MADV_DONTNEED;
   }
-  return MADV_NORMAL;
+  throw InvalidArgument(fmt::format("advise: {} is not an Advice value", static_cast<int>(advice)));
 }
 
 }  // namespace
@@ -44,6 +44,7 @@ std::size_t page_size() noexcept {
 }
 
 void advise(std::span<const std::byte> region, Advice advice) {
+  const int native_advice = native(advice);
   if (region.empty()) throw InvalidArgument(fmt::format("advise({}): the region is empty", name(advice)));
   const std::uintptr_t page = page_size();
   const auto begin = reinterpret_cast<std::uintptr_t>(region.data());
@@ -57,7 +58,7 @@ void advise(std::span<const std::byte> region, Advice advice) {
     first = begin & ~(page - 1);
     last = (end + page - 1) & ~(page - 1);
   }
-  if (madvise(reinterpret_cast<void*>(first), last - first, native(advice)) != 0) {
+  if (madvise(reinterpret_cast<void*>(first), last - first, native_advice) != 0) {
     const int error = errno;
     throw IoError(fmt::format("madvise({}) of {} bytes at {:#x} failed: {}", name(advice), last - first,
                               first, detail::errno_text(error)));

@@ -30,11 +30,18 @@ std::size_t round_up(std::size_t size, std::size_t multiple, std::string_view wh
   return (size + multiple - 1) / multiple * multiple;
 }
 
+// Running out of memory is a CapacityError (the request was too big for the machine now); any other
+// refusal is the OS's, an IoError.
+[[noreturn]] void throw_allocation_failure(std::string_view what, int error) {
+  if (error == ENOMEM) throw CapacityError(fmt::format("{} failed: {}", what, detail::errno_text(error)));
+  throw IoError(fmt::format("{} failed: {}", what, detail::errno_text(error)));
+}
+
 std::byte* map_anonymous(std::size_t bytes, std::string_view what) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     const int error = errno;
-    throw IoError(fmt::format("{}: mmap of {} bytes failed: {}", what, bytes, detail::errno_text(error)));
+    throw_allocation_failure(fmt::format("{}: mmap of {} bytes", what, bytes), error);
   }
   return static_cast<std::byte*>(p);
 }
@@ -49,8 +56,7 @@ AlignedBuffer::AlignedBuffer(std::size_t size, std::size_t alignment) {
   const std::size_t effective = std::max(alignment, sizeof(void*));
   void* p = nullptr;
   if (const int error = posix_memalign(&p, effective, size); error != 0) {
-    throw IoError(fmt::format("AlignedBuffer: allocating {} bytes aligned to {} failed: {}", size,
-                              effective, detail::errno_text(error)));
+    throw_allocation_failure(fmt::format("AlignedBuffer: allocating {} bytes aligned to {}", size, effective), error);
   }
   std::memset(p, 0, size);
   data_ = static_cast<std::byte*>(p);

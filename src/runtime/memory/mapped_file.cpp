@@ -1,8 +1,6 @@
 #include "brick/runtime/memory/mapped_file.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +10,7 @@
 #include <fmt/std.h>
 
 #include "brick/core/error.hpp"
+#include "runtime/memory/open_regular_file.hpp"
 #include "runtime/os_error.hpp"
 
 namespace brick {
@@ -28,18 +27,9 @@ struct FileDescriptor {
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path, Advice advice) : path_(path) {
-  FileDescriptor file{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) {
-    const int error = errno;
-    throw IoError(fmt::format("cannot open {} for mapping: {}", path, detail::errno_text(error)));
-  }
-  struct stat status {};
-  if (fstat(file.fd, &status) != 0) {
-    const int error = errno;
-    throw IoError(fmt::format("cannot stat {}: {}", path, detail::errno_text(error)));
-  }
-  if (!S_ISREG(status.st_mode)) throw IoError(fmt::format("cannot map {}: not a regular file", path));
-  const auto size = static_cast<std::size_t>(status.st_size);
+  const detail::OpenedFile opened = detail::open_regular_file(path, "mapping");
+  const FileDescriptor file{opened.fd};
+  const std::size_t size = opened.size;
   if (size == 0) return;
   void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
   if (p == MAP_FAILED) {

@@ -27,7 +27,7 @@ struct SequenceSplit {
   std::size_t max_tokens() const noexcept;
 };
 
-// Throw InvalidArgument when workers == 0.
+// Throw InvalidArgument when workers == 0 or a worker's token sum would overflow std::size_t.
 SequenceSplit split_by_count(std::span<const std::size_t> lengths, std::size_t workers);
 SequenceSplit split_by_tokens(std::span<const std::size_t> lengths, std::size_t workers);
 

@@ -34,10 +34,12 @@ namespace brick {
 class ThreadPool {
  public:
   static constexpr std::chrono::microseconds kDefaultSpin{100};
+  // More threads than any machine has CPUs for: a count past it is a mistake, not a request.
+  static constexpr std::size_t kMaxThreads = 4096;
 
-  // `threads` counts the calling thread (>= 1, else InvalidArgument; std::system_error when the OS
-  // refuses a thread). `spin` is how long an idle worker (and a caller waiting for workers) polls
-  // before blocking; zero blocks at once.
+  // `threads` counts the calling thread (1..kMaxThreads, else InvalidArgument; std::system_error
+  // when the OS refuses a thread). `spin` is how long an idle worker (and a caller waiting for
+  // workers) polls before blocking; zero blocks at once.
   explicit ThreadPool(std::size_t threads, std::chrono::nanoseconds spin = kDefaultSpin);
   ~ThreadPool();
 

@@ -24,6 +24,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/buffer/watermarks.hpp"
+#include "brick/runtime/memory/physical_memory.hpp"
 
 namespace brick {
 
@@ -36,11 +37,12 @@ class SpscRing {
   // Called on the producer thread with the new writability each time it flips. Must not throw.
   using WritabilityCallback = std::function<void(bool writable)>;
 
-  // Throws InvalidArgument unless the capacity is a power of two and the watermarks validate.
+  // Throws InvalidArgument unless the capacity is a power of two and the watermarks validate, and
+  // CapacityError (naming the size) when capacity slots do not fit in memory.
   explicit SpscRing(const Watermarks& marks, WritabilityCallback on_writability_change = {})
       : marks_(validated(marks)),
         mask_(marks.capacity - 1),
-        slots_(marks.capacity),
+        slots_(allocate_vector<T>(marks.capacity, "SpscRing")),
         latch_(marks),
         on_writability_change_(std::move(on_writability_change)) {}
 

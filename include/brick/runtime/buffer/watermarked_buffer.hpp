@@ -6,8 +6,9 @@
 // Policies:
 //   Enforcing  a write that would take pending bytes past the capacity is rejected whole with
 //              CapacityError: nothing is written, nothing is lost, the buffer is unchanged.
-//   Advisory   writes are never refused; the watermarks and over_capacity() only signal, and the
-//              storage grows past the capacity when a writer ignores them.
+//   Advisory   writes are refused only when the memory to grow is not there (CapacityError, and
+//              nothing written); the watermarks and over_capacity() only signal, and the storage
+//              grows past the capacity when a writer ignores them.
 //
 // Not thread-safe: one owner (e.g. an event loop) writes and reads. Between threads use SpscRing.
 #include <cstddef>
@@ -27,13 +28,14 @@ class WatermarkedBuffer {
   // Called with the new writability each time it flips. Must not throw.
   using WritabilityCallback = std::function<void(bool writable)>;
 
-  // Throws InvalidArgument for bad watermarks. Allocates `capacity` bytes once.
+  // Throws InvalidArgument for bad watermarks or a value that is not a CapacityPolicy, and
+  // CapacityError when `capacity` bytes do not fit in memory. Allocates them once.
   WatermarkedBuffer(const Watermarks& marks, CapacityPolicy policy,
                     WritabilityCallback on_writability_change = {});
 
   // Appends all of `bytes`, or (Enforcing, past capacity) throws CapacityError and changes nothing.
   void write(std::span<const std::byte> bytes);
-  // As write, but a rejection returns false instead of throwing.
+  // As write, but a rejection for capacity returns false instead of throwing.
   bool try_write(std::span<const std::byte> bytes);
 
   // Moves up to out.size() of the oldest pending bytes into `out`; returns how many.

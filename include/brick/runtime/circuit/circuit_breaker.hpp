@@ -58,13 +58,14 @@ struct CircuitBreakerConfig {
   float slow_call_rate_threshold = 100.0f; // percent, in (0, 100]
   std::chrono::nanoseconds slow_call_duration_threshold = std::chrono::seconds(60);  // > 0
   SlidingWindowType sliding_window_type = SlidingWindowType::CountBased;
-  std::uint32_t sliding_window_size = 100;  // calls or seconds, >= 1
+  std::uint32_t sliding_window_size = 100;  // calls or seconds, 1..SlidingWindow::kMaxSize
   std::uint32_t minimum_number_of_calls = 100;  // >= 1
   std::chrono::nanoseconds wait_duration_in_open_state = std::chrono::seconds(60);  // > 0
-  std::uint32_t permitted_number_of_calls_in_half_open_state = 10;  // >= 1
+  std::uint32_t permitted_number_of_calls_in_half_open_state = 10;  // 1..SlidingWindow::kMaxSize
   std::chrono::nanoseconds max_wait_duration_in_half_open_state{0};  // >= 0; 0 waits indefinitely
 
-  // Throws InvalidArgument naming the first field out of its domain.
+  // Throws InvalidArgument naming the first field out of its domain. A config that validates
+  // never fails later: every window it sizes is allocated within SlidingWindow's bound.
   void validate() const;
 };
 

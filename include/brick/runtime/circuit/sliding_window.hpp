@@ -30,7 +30,12 @@ struct CallAggregate {
 
 class SlidingWindow {
  public:
-  // `size` is a number of calls (count-based) or of seconds (time-based); it must be at least 1.
+  // The largest size: a window keeps one CallAggregate (24 bytes) per call or second, allocated up
+  // front, so this bounds one window to 24 MiB.
+  static constexpr std::uint32_t kMaxSize = std::uint32_t{1} << 20;
+
+  // `size` is a number of calls (count-based) or of seconds (time-based), in 1..kMaxSize; throws
+  // InvalidArgument otherwise, or for a `type` outside the enum.
   SlidingWindow(SlidingWindowType type, std::uint32_t size);
 
   SlidingWindowType type() const noexcept { return type_; }

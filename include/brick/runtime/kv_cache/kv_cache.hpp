@@ -49,7 +49,8 @@ inline constexpr SeqId kMaxSequences = 64;
 struct KvCell {
   Pos pos = -1;
   std::uint64_t sequences = 0;  // bit s set: sequence s contains this token
-  Pos shift = 0;                // seq_add deltas not yet applied to K (RoPE); see pending_shift
+  Pos shift = 0;                // seq_add deltas not yet applied to K (RoPE); see pending_shift.
+                                // pos - shift, the position K was rotated for, is >= 0.
 
   bool empty() const noexcept { return sequences == 0; }
   bool has(SeqId seq) const noexcept { return ((sequences >> seq) & 1u) != 0; }
@@ -80,8 +81,10 @@ struct KvCacheStats {
 
 class KvCache {
  public:
-  // Allocates every cell's storage now (zero-filled). Throws InvalidArgument for a zero dimension or
-  // a size that does not fit in memory addressing, IoError when the allocation fails.
+  // Allocates every cell's storage now (zero-filled). Throws InvalidArgument for a zero dimension, an
+  // unknown type, more cells than a CellIndex holds or a size that overflows memory addressing, and
+  // CapacityError (naming the size) for a cache larger than the machine's memory or an allocation
+  // that fails.
   explicit KvCache(const KvCacheShape& shape);
 
   const KvCacheShape& shape() const noexcept { return shape_; }
@@ -89,7 +92,7 @@ class KvCache {
 
   // Claims free cells for tokens of `seq` at `positions` and records their metadata. Returns nullopt,
   // changing nothing, when there is no room. Throws InvalidArgument for an empty request, a bad
-  // sequence id or a negative position.
+  // sequence id, a negative position or a value that is not a Placement.
   std::optional<KvSlot> find_slot(SeqId seq, std::span<const Pos> positions, Placement placement);
 
   // Writes the K and V rows of `cells` in `layer`: k and v hold cells.size() rows of row_elements()
@@ -127,7 +130,7 @@ class KvCache {
   // Shifts the positions of seq's cells in [p0, p1) by delta (context shifting); a cell whose
   // position would go below 0 is removed. The shift is also recorded per cell for the RoPE
   // re-rotation of K. A cell shared with another sequence cannot move for one of them: StateError,
-  // and nothing changes.
+  // and nothing changes; so does a position that would pass the largest Pos (InvalidArgument).
   std::size_t seq_add(SeqId seq, Pos p0, Pos p1, Pos delta);
   std::optional<Pos> seq_pos_min(SeqId seq) const;
   std::optional<Pos> seq_pos_max(SeqId seq) const;
@@ -146,12 +149,18 @@ class KvCache {
 
   KvCacheStats stats() const;
 
-  // Writes the whole cache (shape, cells, K and V, an XXH3-64 checksum) to `path`, through a
-  // temporary file renamed into place. Throws IoError with errno text.
+  // Writes the whole cache (shape, cells, K and V, an XXH3-64 checksum) to `path` through an
+  // AtomicFile (runtime/atomic_file.hpp): a new temporary beside it, never a link, renamed over it
+  // once complete and flushed. Throws IoError naming the path and the OS reason; an existing file
+  // at `path` is then left as it was.
   void save(const std::filesystem::path& path) const;
   // Replaces the whole cache with the file's contents. The file must have been saved from a cache of
-  // the same shape. Throws IoError when it cannot be read and FormatError for a bad magic, version,
-  // shape, size, checksum or cell record; on any error this cache is left unchanged.
+  // the same shape. It is read through RegularFile (runtime/memory/regular_file.hpp) into new memory
+  // (a second copy of the storage while it runs) and checked whole before anything here changes:
+  // IoError when it cannot be read, is not a regular file (a FIFO is refused without blocking) or
+  // shrinks while being read; FormatError for a bad magic, version, shape, size, checksum or cell
+  // record (a cell's position and shift must describe a valid position before shifting);
+  // CapacityError when the memory is not there. On any error this cache is left unchanged.
   void restore(const std::filesystem::path& path);
 
  private:

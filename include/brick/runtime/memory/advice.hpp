@@ -23,8 +23,8 @@ std::size_t page_size() noexcept;
 // Applies `advice` to the pages of `region`. madvise works on whole pages, so the region is widened
 // to page boundaries, except for DontNeed, which is narrowed to the pages lying wholly inside it (so
 // it never discards a neighbour's bytes); a region with no whole page is then left alone.
-// Throws InvalidArgument for an empty region and IoError (with errno text, address and size) when
-// the kernel refuses, e.g. ENOMEM for a range that is not mapped.
+// Throws InvalidArgument for an empty region or a value that is not an Advice, and IoError (with
+// errno text, address and size) when the kernel refuses, e.g. ENOMEM for a range that is not mapped.
 void advise(std::span<const std::byte> region, Advice advice);
 
 }  // namespace brick

@@ -19,7 +19,8 @@ class AlignedBuffer {
   AlignedBuffer() noexcept = default;
 
   // A heap block of `size` bytes at `alignment`, which must be a power of two.
-  // Throws InvalidArgument for size 0 or a bad alignment, IoError when the allocation fails.
+  // Throws InvalidArgument for size 0 or a bad alignment, CapacityError (naming the size) when the
+  // memory is not there, IoError when the OS refuses for another reason. The same for the mappings.
   explicit AlignedBuffer(std::size_t size, std::size_t alignment = kCacheLineBytes);
 
   static AlignedBuffer cache_line_aligned(std::size_t size) { return AlignedBuffer(size); }

@@ -1,6 +1,10 @@
 #pragma once
 // MappedFile: a whole file mapped read-only (MAP_PRIVATE, PROT_READ), with access advice, owned by
 // one object. The model loader reads weights straight out of the mapping.
+//
+// A mapping trusts the file to keep its size: touching a page past the end of a file that another
+// process has since truncated raises SIGBUS. Files that may change while they are read (a KV cache
+// another process saves over, say) are read through RegularFile (regular_file.hpp) instead.
 #include <cstddef>
 #include <filesystem>
 #include <span>
@@ -13,7 +17,8 @@ class MappedFile {
  public:
   // Maps `path` and applies `advice` to the whole mapping. An empty file gives an empty mapping.
   // Throws IoError (path, size and errno text) when the file cannot be opened, is not a regular
-  // file, or cannot be mapped.
+  // file (a FIFO, a directory or a device is refused without blocking), or cannot be mapped;
+  // InvalidArgument for an `advice` that is not an Advice value.
   explicit MappedFile(const std::filesystem::path& path, Advice advice = Advice::Normal);
 
   MappedFile(MappedFile&& other) noexcept;

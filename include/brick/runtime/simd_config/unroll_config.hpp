@@ -8,7 +8,7 @@
 namespace brick {
 
 // Scalar -> Scalar, Avx2 -> Avx2, Avx512 -> Avx512. Backend::Auto is not a SIMD level: resolve() it
-// first; passing it throws InvalidArgument.
+// first; passing it, or a value outside the enum, throws InvalidArgument.
 SimdLevel simd_level(Backend backend);
 
 inline std::size_t unroll_factor(Backend backend) { return unroll_factor(simd_level(backend)); }

@@ -109,6 +109,9 @@ TEST_P(LlamaCppE2e, GreedyTokensAndForcedLogitsMatchLlamaCpp) {
   request.n = kTokens;
   request.context = kContext;
   const test::LlamaCppRun greedy = test::run_llama_cpp(request);
+  // llama.cpp's own timings, which the side-by-side benchmark reads.
+  EXPECT_GT(test::llama_cpp_tokens_per_second(greedy, "prompt eval"), 0.0);
+  EXPECT_GT(test::llama_cpp_tokens_per_second(greedy, "eval"), 0.0);
   {
     LlamaDecoder decoder(model.config(), model.weights(), pool, options);
     GenerationParams params;

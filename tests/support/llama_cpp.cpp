@@ -5,9 +5,9 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace brick::test {
 namespace {
@@ -76,16 +76,17 @@ LlamaCppRun run_llama_cpp(const LlamaCppRequest& r) {
 }
 
 double llama_cpp_tokens_per_second(const LlamaCppRun& run, const std::string& which) {
-  // "llama_perf_context_print: prompt eval time = 12.34 ms / 5 tokens ( 2.47 ms per token, 405.19
-  // tokens per second)"
-  const std::regex line(
-      "^\\s*" + which +
-      R"( time =\s*[0-9.]+ ms /\s*[0-9]+ (?:tokens|runs)\s*\(\s*[0-9.]+ ms per token,\s*([0-9.]+) tokens per second\))");
+  // "llama_perf_context_print: prompt eval time = 12.34 ms / 5 tokens ( 2.47 ms per token, 405.19 tokens per second)"
   for (const std::string& text : run.perf) {
-    const auto colon = text.find(':');
-    const std::string body = colon == std::string::npos ? text : text.substr(colon + 1);
-    std::smatch match;
-    if (std::regex_search(body, match, line)) return std::stod(match[1]);
+    const std::size_t colon = text.find(':');
+    std::string_view body(text);
+    body.remove_prefix(colon == std::string::npos ? 0 : colon + 1);
+    while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+    if (!body.starts_with(which + " time =")) continue;
+    const std::size_t comma = body.rfind(',');
+    const std::size_t unit = body.rfind(" tokens per second");
+    if (comma == std::string_view::npos || unit == std::string_view::npos || unit < comma) continue;
+    return std::stod(std::string(body.substr(comma + 1, unit - comma - 1)));
   }
   return 0.0;
 }

@@ -3,7 +3,7 @@
 // behind the checksum (cells, high-water mark). Either restore() accepts the file, and the cache
 // then runs every sequence operation on it (position arithmetic under UBSan), or it throws a Brick
 // error and the cache is exactly as it was. A crash, a sanitizer report, another exception, a
-// changed cache or a broken cell invariant is a finding. Build and run: fuzz/kv_cache/CMakeLists.txt.
+// changed cache or a broken cell invariant is a finding. Built and run by scripts/fuzz.
 #include <fcntl.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -18,7 +18,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/kv_cache/kv_cache.hpp"
-#include "fuzz_cache.hpp"
+#include "kv_cache_fuzz_cache.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/kv_cache/kv_cache.hpp"
-#include "fuzz_cache.hpp"
+#include "kv_cache_fuzz_cache.hpp"
 
 namespace {
 

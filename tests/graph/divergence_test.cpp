@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -100,8 +101,8 @@ TEST(FindDivergence, ToleranceModeAcceptsSummationNoiseThatExactModeDoesNot) {
   const DivergenceReport exact = find_divergence(clean(), candidate, CompareMode::Exact);
   ASSERT_TRUE(exact.first);
   EXPECT_EQ(exact.first->index, 0u);
-  EXPECT_TRUE(find_divergence(clean(), noisy(1e-2f), CompareMode::Tolerance).diverged());
-  EXPECT_FALSE(find_divergence(clean(), noisy(1e-2f), CompareMode::Tolerance, 0.05).diverged());
+  EXPECT_TRUE(find_divergence(clean(), noisy(5e-2f), CompareMode::Tolerance).diverged());
+  EXPECT_FALSE(find_divergence(clean(), noisy(5e-2f), CompareMode::Tolerance, 0.1).diverged());
 }
 
 TEST(FindDivergence, ListsKernelsOnlyOneSideHas) {
@@ -135,7 +136,7 @@ TEST(FindDivergence, TheJsonReportHasTheNumbersOfBothSides) {
   EXPECT_GT(json["first"]["difference"].get<double>(), 0.0);
   EXPECT_EQ(json["compared"], 60);
   const std::string text = report.to_text();
-  EXPECT_NE(text.find("first divergence (tolerance 0.001): blk.1.matvec (layer 1, token 2)"), std::string::npos)
+  EXPECT_NE(text.find("first divergence (tolerance 0.02): blk.1.matvec (layer 1, token 2)"), std::string::npos)
       << text;
 }
 
@@ -149,6 +150,13 @@ TEST(SummaryDifference, IsZeroForEqualSummariesAndInfiniteForOtherCounts) {
   const NumericSummary cancel = summarize(std::vector<float>{1.0f, -1.0f});
   const NumericSummary nearly = summarize(std::vector<float>{1.0f, -1.0f + 1e-6f});
   EXPECT_LT(summary_difference(cancel, nearly), 1e-5);
+  // One extreme value moved by 5% of the range: the moments barely move, and min and max are not
+  // compared.
+  std::vector<float> values(256);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<float>(i));
+  std::vector<float> moved = values;
+  *std::max_element(moved.begin(), moved.end()) += 0.05f;
+  EXPECT_LT(summary_difference(summarize(values), summarize(moved)), 1e-3);
 }
 
 TEST(FindDivergence, RefusesABadToleranceOrMode) {

@@ -23,13 +23,17 @@ enum class CompareMode : std::uint8_t { Exact, Tolerance };
 std::string_view name(CompareMode mode) noexcept;
 std::optional<CompareMode> parse_compare_mode(std::string_view text) noexcept;
 
-inline constexpr double kDefaultTolerance = 1e-3;
+// Backends whose sums run in another order agree to a few 1e-3 on the synthetic models (k-quants,
+// 16 layers: a Q8_K activation rounding that flips moves a whole output row a little); a wrong
+// kernel moves it by far more.
+inline constexpr double kDefaultTolerance = 2e-2;
 
-// How far apart two summaries are, relative to the size of the values: the largest of
+// How far apart two summaries are, relative to the size of the values: the larger of
 //   |sum a - sum b| / sqrt(count * max(sum_squares))   (the largest a sum of these values can be)
 //   |rms a - rms b| / max(rms)                          (root mean square over the finite values)
-//   |min a - min b|, |max a - max b|, each / max(|min|, |max|) of both
-// 0 for equal summaries; infinity when the counts, NaN counts or Inf counts differ.
+// 0 for equal summaries; infinity when the counts, NaN counts or Inf counts differ. The minimum and
+// maximum are single values, which one flipped rounding of a quantized activation moves ten times
+// more than these moments: they are reported, not compared.
 double summary_difference(const NumericSummary& a, const NumericSummary& b) noexcept;
 
 struct Divergence {

@@ -8,58 +8,50 @@
 #include <cmath>
 #include <limits>
 
+#include "brick/core/backend.hpp"
 #include "brick/core/error.hpp"
+#include "graph/kernels/checksum_kernels.hpp"
 
 namespace brick::graph {
 namespace {
 
-// Lanes of the summary's sums: independent chains, so the loop runs at the adder's throughput, not
-// its latency, and the order of every addition is fixed whatever the compiler vectorizes.
-constexpr std::size_t kLanes = 8;
+using kernels::kSummaryLanes;
+using kernels::SummaryLanes;
 
-// One value into lane sums: a value that is not finite adds 0 and is counted instead. Branch-free,
-// so that the lane loop below vectorizes.
-struct Lanes {
-  std::array<double, kLanes> sum{}, squares{};
-  std::array<float, kLanes> low, high;
-  std::array<std::uint64_t, kLanes> not_finite{};
-
-  Lanes() {
-    low.fill(std::numeric_limits<float>::infinity());
-    high.fill(-std::numeric_limits<float>::infinity());
-  }
-
-  void add(std::size_t lane, float value) noexcept {
-    const bool finite = std::isfinite(value);
-    const double v = finite ? static_cast<double>(value) : 0.0;
-    sum[lane] += v;
-    squares[lane] += v * v;
-    low[lane] = finite && value < low[lane] ? value : low[lane];
-    high[lane] = finite && value > high[lane] ? value : high[lane];
-    not_finite[lane] += finite ? 0 : 1;
-  }
+// The widest loops this CPU runs; every one gives the same bits.
+struct ChecksumKernels {
+  std::uint64_t (*hash)(const void*, std::size_t) noexcept;
+  void (*lanes)(const float*, std::size_t, SummaryLanes&) noexcept;
 };
+
+std::uint64_t xxh3_64_baseline(const void* data, std::size_t bytes) noexcept { return XXH3_64bits(data, bytes); }
+
+const ChecksumKernels& checksum_kernels() noexcept {
+  static const ChecksumKernels picked = [] {
+    if (is_supported(Backend::Avx2)) return ChecksumKernels{&kernels::xxh3_64_avx2, &kernels::summary_lanes_avx2};
+    return ChecksumKernels{&xxh3_64_baseline, &kernels::summary_lanes_scalar};
+  }();
+  return picked;
+}
 
 }  // namespace
 
 std::uint64_t xxh3_64(std::span<const std::byte> bytes) noexcept {
-  return XXH3_64bits(bytes.data(), bytes.size());
+  return checksum_kernels().hash(bytes.data(), bytes.size());
 }
 
 NumericSummary summarize(std::span<const float> values) noexcept {
-  Lanes lanes;
-  std::size_t i = 0;
-  for (; i + kLanes <= values.size(); i += kLanes) {
-    for (std::size_t lane = 0; lane < kLanes; ++lane) lanes.add(lane, values[i + lane]);
-  }
-  for (std::size_t lane = 0; i < values.size(); ++i, ++lane) lanes.add(lane, values[i]);
+  SummaryLanes lanes;
+  const std::size_t blocks = values.size() / kSummaryLanes;
+  checksum_kernels().lanes(values.data(), blocks, lanes);
+  for (std::size_t i = blocks * kSummaryLanes, lane = 0; i < values.size(); ++i, ++lane) lanes.add(lane, values[i]);
 
   NumericSummary summary;
   summary.count = values.size();
   float low = std::numeric_limits<float>::infinity();
   float high = -std::numeric_limits<float>::infinity();
   std::uint64_t not_finite = 0;
-  for (std::size_t lane = 0; lane < kLanes; ++lane) {
+  for (std::size_t lane = 0; lane < kSummaryLanes; ++lane) {
     not_finite += lanes.not_finite[lane];
     summary.sum += lanes.sum[lane];
     summary.sum_squares += lanes.squares[lane];

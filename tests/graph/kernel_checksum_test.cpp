@@ -5,11 +5,14 @@
 
 #include <cmath>
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "brick/core/backend.hpp"
 #include "brick/core/error.hpp"
+#include "graph/kernels/checksum_kernels.hpp"
 
 namespace brick::graph {
 namespace {
@@ -33,6 +36,35 @@ TEST(Xxh3, MatchesTheCheckValueAndTheLibrarysStreamingForm) {
     }
     EXPECT_EQ(xxh3_64(bytes), XXH3_64bits_digest(state)) << n;
     XXH3_freeState(state);
+  }
+}
+
+// Every ISA's loops against the library's baseline XXH3 and the scalar summary lanes, bit for bit,
+// on every length class and on the values a summary must get right.
+TEST(ChecksumKernels, EveryIsaGivesTheReferenceBits) {
+  std::vector<std::byte> data(5000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 131 + 17);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values = {0.0f, -0.0f, 1e-45f, -1e-45f, 3e38f, -3e38f, inf, -inf, std::nanf(""), 1.5f};
+  for (int i = 0; i < 1000; ++i) values.push_back(std::sin(static_cast<float>(i)) * static_cast<float>(1 << (i % 20)));
+  values.insert(values.begin() + 500, {-0.0f, 0.0f, -0.0f});
+  const std::size_t blocks = values.size() / kernels::kSummaryLanes;
+  kernels::SummaryLanes reference;
+  kernels::summary_lanes_scalar(values.data(), blocks, reference);
+  if (!is_supported(Backend::Avx2)) GTEST_SKIP() << "no AVX2 here: the scalar loops are the only ones";
+  {
+    for (std::size_t n = 0; n < data.size(); n += n < 300 ? 1 : 97) {
+      ASSERT_EQ(kernels::xxh3_64_avx2(data.data(), n), XXH3_64bits(data.data(), n)) << n;
+    }
+    kernels::SummaryLanes lanes;
+    kernels::summary_lanes_avx2(values.data(), blocks, lanes);
+    for (std::size_t lane = 0; lane < kernels::kSummaryLanes; ++lane) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(lanes.sum[lane]), std::bit_cast<std::uint64_t>(reference.sum[lane]));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(lanes.squares[lane]), std::bit_cast<std::uint64_t>(reference.squares[lane]));
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(lanes.low[lane]), std::bit_cast<std::uint32_t>(reference.low[lane]));
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(lanes.high[lane]), std::bit_cast<std::uint32_t>(reference.high[lane]));
+      EXPECT_EQ(lanes.not_finite[lane], reference.not_finite[lane]);
+    }
   }
 }
 

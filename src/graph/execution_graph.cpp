@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "brick/core/error.hpp"
@@ -61,7 +62,20 @@ std::uint32_t ExecutionGraph::intern(std::string_view text) {
   detail::require_utf8(text, "ExecutionGraph: a node's text");
   const auto id = static_cast<std::uint32_t>(strings_.size());
   strings_.emplace_back(text);
+  labels_.push_back(false);
   string_ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+std::uint32_t ExecutionGraph::intern_label(std::string_view label) {
+  if (const auto it = string_ids_.find(label); it != string_ids_.end() && labels_[it->second]) return it->second;
+  if (label.empty()) throw InvalidArgument("ExecutionGraph::add_node: a node needs a label");
+  if (std::any_of(label.begin(), label.end(), [](char c) { return c == '@' || c == '#'; })) {
+    throw InvalidArgument(
+        fmt::format("ExecutionGraph::add_node: the label '{}' has '@' or '#', which unique node names use", label));
+  }
+  const std::uint32_t id = intern(label);
+  labels_[id] = true;
   return id;
 }
 
@@ -79,13 +93,8 @@ NodeId ExecutionGraph::add_node(const Node& node) {
     ++dropped_;
     return kNoNode;
   }
-  if (node.label.empty()) throw InvalidArgument("ExecutionGraph::add_node: a node needs a label");
-  if (node.label.find_first_of("@#") != std::string_view::npos) {
-    throw InvalidArgument(fmt::format(
-        "ExecutionGraph::add_node: the label '{}' has '@' or '#', which unique node names use", node.label));
-  }
   Node stored = node;
-  const std::uint64_t label_id = intern(node.label);
+  const std::uint64_t label_id = intern_label(node.label);
   stored.label = strings_[label_id];
   stored.source = interned(node.source);
   stored.destination = interned(node.destination);
@@ -205,6 +214,7 @@ void ExecutionGraph::clear() {
   edges_.clear();
   links_.clear();
   strings_.clear();
+  labels_.clear();
   string_ids_.clear();
   calls_.clear();
 }

@@ -141,7 +141,7 @@ void GraphRecorder::on_tokens(std::size_t first_position, std::size_t count) {
 }
 
 void GraphRecorder::on_brick_begin(BrickId id, std::string_view brick_name) {
-  const bool plain = brick_name.find_first_of("@#") == std::string_view::npos;
+  const bool plain = std::none_of(brick_name.begin(), brick_name.end(), [](char c) { return c == '@' || c == '#'; });
   const std::string renamed = plain ? std::string() : label_of(brick_name);
   Node node;
   node.kind = NodeKind::Brick;

@@ -138,6 +138,8 @@ class ExecutionGraph {
 
   // The id of `text` in strings_, added on first use (InvalidArgument unless it is UTF-8).
   std::uint32_t intern(std::string_view text);
+  // The same for a label, checked once: InvalidArgument for an empty one or one with '@' or '#'.
+  std::uint32_t intern_label(std::string_view label);
   std::string_view interned(std::string_view text);
   void require_node(NodeId id, const char* what) const;
 
@@ -148,6 +150,7 @@ class ExecutionGraph {
   std::vector<Edge> edges_;
   std::vector<Links> links_;
   std::deque<std::string> strings_;  // stable addresses: nodes view them
+  std::vector<bool> labels_;         // per string: checked as a label
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> string_ids_;
   // Calls so far per (label id, layer).
   std::unordered_map<std::uint64_t, std::uint32_t> calls_;

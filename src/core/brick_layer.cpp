@@ -18,6 +18,7 @@ Result<LayerReport> BrickLayer::run(LayerObserver* observer, std::size_t layer_i
     Member& member = members_[i];
     if (observer) observer->on_brick_begin(member.id, member.name);
     Result<RunReport> result = member.run();
+    if (observer && result) observer->on_brick_output(*result, member.current_output());
     if (observer) observer->on_brick_end(member.id, member.name, result ? &*result : nullptr);
     if (!result) {
       if (observer) observer->on_layer_end();

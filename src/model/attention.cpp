@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/ops/dot.hpp"
 #include "brick/ops/elementwise.hpp"
 #include "brick/ops/softmax.hpp"
@@ -60,8 +61,12 @@ void KvWriteOp::run(const Input& input, std::span<float> out, Backend backend) c
     const auto v = input.v.subspan(t * v_stride, n);
     const auto stored = out.subspan(2 * n * t, 2 * n);
     if (is_f16(*cache_)) {
-      quant::fp32_to_fp16_row(k, k16_, backend);
-      quant::fp32_to_fp16_row(v, v16_, backend);
+      {
+        KernelScope scope("fp32_to_fp16", backend);
+        quant::fp32_to_fp16_row(k, k16_, backend);
+        quant::fp32_to_fp16_row(v, v16_, backend);
+        scope.set_work(2 * n, 2.0 * static_cast<double>(n), 12.0 * static_cast<double>(n));
+      }
       cache_->write(input.layer, cells, std::span<const std::uint16_t>(k16_),
                     std::span<const std::uint16_t>(v16_));
       quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(input.layer, cell), stored.first(n),

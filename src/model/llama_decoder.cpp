@@ -299,6 +299,7 @@ Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens
                                                  Buffers* shared, LayerObserver* observer) {
   const std::size_t n = tokens.size();
   const std::size_t e = config_.n_embd;
+  if (observer) observer->on_tokens(n_past_, n);
   embedding_->tokens.assign(tokens.begin(), tokens.end());
   embedding_->input.tokens = embedding_->tokens;
   embedding_->output =

@@ -7,14 +7,12 @@
 #include <cmath>
 
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "quant/lockstep.hpp"
 #include "quant/matvec_rows.hpp"
 
 namespace brick::quant {
 namespace {
-
-// Quantizing x: per value an absolute value, a compare, a multiply and a round; plus one store.
-constexpr double kQuantizeFlopsPerValue = 4.0;
 
 // ggml's silu: x / (1 + e^-x), in float.
 inline float silu(float x) noexcept { return x / (1.0f + std::exp(-x)); }
@@ -46,7 +44,7 @@ OpCost FusedQKVOp::cost(const Input& input) const noexcept {
   const auto h = static_cast<double>(hidden());
   const auto outputs = static_cast<double>(q_size() + 2 * kv_size());
   const auto t = static_cast<double>(input.tokens);
-  return OpCost{input.tokens, (2.0 * outputs * h + kQuantizeFlopsPerValue * h) * t,
+  return OpCost{input.tokens, (2.0 * outputs * h + detail::kQuantizeFlopsPerValue * h) * t,
                 bytes(wq_) + bytes(wk_) + bytes(wv_) + (4.0 * h + 4.0 * outputs) * t};
 }
 
@@ -62,7 +60,9 @@ void FusedQKVOp::run_token(std::span<const float> x_row, std::span<float> out, B
   const std::array<detail::RowSource, 3> sources = {
       detail::row_source(wq_, backend), detail::row_source(wk_, backend), detail::row_source(wv_, backend)};
   const detail::Activations x = detail::prepare_activations(sources, x_row, backend);
+  KernelScope scope(detail::pass_name(sources), backend);
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) { detail::dot_rows(sources, x, range, out); });
+  scope.set_work(out.size(), 2.0 * static_cast<double>(out.size() * hidden()), detail::pass_bytes(sources, hidden()));
 }
 
 FusedGateUpOp::FusedGateUpOp(WeightMatrix gate, WeightMatrix up, ThreadPool& pool, std::string label)
@@ -81,7 +81,7 @@ OpCost FusedGateUpOp::cost(const Input& input) const noexcept {
   const auto t = static_cast<double>(input.tokens);
   // Two dot products per output, then silu (negate, exp, add, divide) and the product.
   constexpr double kActivationFlops = 5.0;
-  return OpCost{input.tokens, (4.0 * outputs * h + kQuantizeFlopsPerValue * h + kActivationFlops * outputs) * t,
+  return OpCost{input.tokens, (4.0 * outputs * h + detail::kQuantizeFlopsPerValue * h + kActivationFlops * outputs) * t,
                 bytes(gate_) + bytes(up_) + (4.0 * h + 4.0 * outputs) * t};
 }
 
@@ -99,6 +99,8 @@ void FusedGateUpOp::run_token(std::span<const float> x_row, std::span<float> out
   const detail::RowSource& gate = sources[0];
   const detail::RowSource& up = sources[1];
   const detail::Activations xq = detail::prepare_activations(sources, x_row, backend);
+  KernelScope scope(detail::pass_name(sources), backend);
+  scope.set_work(out.size(), 4.0 * static_cast<double>(out.size() * hidden()), detail::pass_bytes(sources, hidden()));
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
     // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
     // activation block loaded once for the four. A chunk of rows per kernel call (the kernel's set-up

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/quant/bf16.hpp"
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/q8_0.hpp"
@@ -82,32 +83,62 @@ std::span<Block> grown(std::vector<Block>& buffer, std::size_t size) {
   return {buffer.data(), size};
 }
 
+// Reports one conversion of x to the recorder: x read as floats, `out` written; a conversion to a
+// half type is one operation per value.
+template <class Block>
+void set_conversion_work(KernelScope& scope, std::span<const float> x, std::span<const Block> out,
+                         double flops_per_value) noexcept {
+  const auto n = static_cast<double>(x.size());
+  scope.set_work(x.size(), flops_per_value * n, 4.0 * n + static_cast<double>(out.size_bytes()));
+}
+
 // x in `type`, converted into the scratch buffers unless it is x itself.
 const void* convert(ActivationType type, std::span<const float> x, Scratch& scratch, Backend backend) {
   switch (type) {
     case ActivationType::F32: return x.data();
     case ActivationType::Q8K: {
+      KernelScope scope("quantize_q8k", backend);
       const std::span<BlockQ8K> out = grown(scratch.q8k, x.size() / kBlockSize);
       quantize_q8k(x, out, backend);
+      set_conversion_work<BlockQ8K>(scope, x, out, kQuantizeFlopsPerValue);
       return out.data();
     }
     case ActivationType::Q8_0: {
+      KernelScope scope("quantize_q8_0", backend);
       const std::span<BlockQ80> out = grown(scratch.q8_0, x.size() / kQ80BlockSize);
       quantize_q8_0_activation(x, out, backend);
+      set_conversion_work<BlockQ80>(scope, x, out, kQuantizeFlopsPerValue);
       return out.data();
     }
     case ActivationType::F16: {
+      KernelScope scope("fp32_to_fp16", backend);
       const std::span<fp16_t> out = grown(scratch.f16, x.size());
       fp32_to_fp16_activation(x, out, backend);
+      set_conversion_work<fp16_t>(scope, x, out, 1.0);
       return out.data();
     }
     case ActivationType::BF16: {
+      KernelScope scope("fp32_to_bf16", backend);
       const std::span<bf16_t> out = grown(scratch.bf16, x.size());
       fp32_to_bf16_row(x, out, backend);
+      set_conversion_work<bf16_t>(scope, x, out, 1.0);
       return out.data();
     }
   }
   return nullptr;
+}
+
+// The bytes of one row of `cols` activations in `type`.
+double activation_bytes(ActivationType type, std::size_t cols) noexcept {
+  const auto n = static_cast<double>(cols);
+  switch (type) {
+    case ActivationType::F32: return 4.0 * n;
+    case ActivationType::Q8K: return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
+    case ActivationType::Q8_0: return static_cast<double>(cols / kQ80BlockSize * sizeof(BlockQ80));
+    case ActivationType::F16:
+    case ActivationType::BF16: break;
+  }
+  return 2.0 * n;
 }
 
 }  // namespace
@@ -120,6 +151,24 @@ void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, st
   }
 }
 
+std::string_view pass_name(std::span<const RowSource> sources) noexcept {
+  const bool shared = std::all_of(sources.begin(), sources.end(),
+                                  [&](const RowSource& s) { return s.kernel == sources.front().kernel; });
+  return shared && !sources.empty() ? sources.front().kernel_name : "dot_rows_mixed";
+}
+
+double pass_bytes(std::span<const RowSource> sources, std::size_t cols) noexcept {
+  double total = 0.0;
+  bool seen[kActivationTypes] = {};
+  for (const RowSource& source : sources) {
+    total += static_cast<double>(source.rows) * (static_cast<double>(source.row_bytes) + 4.0);
+    auto& converted = seen[static_cast<std::size_t>(source.activation)];
+    if (!converted) total += activation_bytes(source.activation, cols);
+    converted = true;
+  }
+  return total;
+}
+
 RowSource row_source(const WeightMatrix& w, Backend backend) {
   RowSource source{w.type(), ActivationType::F32, w.data().data(), w.rows(), w.row_bytes()};
   const bool known = with_format(w.type(), [&](auto format) {
@@ -127,6 +176,7 @@ RowSource row_source(const WeightMatrix& w, Backend backend) {
     source.activation = Format::kActivation;
     source.blocks = w.cols() / Format::kValues;
     source.kernel = &select_kernel<Format>(backend);
+    source.kernel_name = select_kernel<Format>(backend).name;
     source.rows_call = &rows_call<Format>;
     source.four_runs_call = &four_runs_call<Format>;
   });
@@ -182,8 +232,11 @@ void require_shapes(const WeightMatrix& w, std::size_t x, std::size_t y) {
 }
 
 void run_matvec(const detail::RowSource& source, const detail::Activations& x, std::span<float> y,
-                ThreadPool& pool) {
+                ThreadPool& pool, Backend backend) {
+  KernelScope scope(source.kernel_name, backend);
   pool.parallel_for(source.rows, [&](Range range, std::size_t) { detail::dot_rows(std::span(&source, 1), x, range, y); });
+  scope.set_work(source.rows, 2.0 * static_cast<double>(source.rows) * static_cast<double>(x.cols),
+                 detail::pass_bytes(std::span(&source, 1), x.cols));
 }
 
 }  // namespace
@@ -198,14 +251,14 @@ void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float
   detail::Activations x;
   x.cols = cols(w);
   x.set(detail::ActivationType::Q8K, xq.data());
-  run_matvec(source, x, y, pool);
+  run_matvec(source, x, y, pool, backend);
 }
 
 void matvec(const WeightMatrix& w, std::span<const float> x, std::span<float> y, ThreadPool& pool,
             Backend backend) {
   require_shapes(w, x.size(), y.size());
   const detail::RowSource source = detail::row_source(w, backend);
-  run_matvec(source, detail::prepare_activations(std::span(&source, 1), x, backend), y, pool);
+  run_matvec(source, detail::prepare_activations(std::span(&source, 1), x, backend), y, pool, backend);
 }
 
 }  // namespace brick::quant

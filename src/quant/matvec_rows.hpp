@@ -14,6 +14,9 @@
 
 namespace brick::quant::detail {
 
+// Quantizing x: per value an absolute value, a compare, a multiply and a round; plus one store.
+inline constexpr double kQuantizeFlopsPerValue = 4.0;
+
 // Throws InvalidArgument naming `op` unless `tokens` >= 1 rows of `cols` inputs and of `rows`
 // outputs fill x and out exactly (the batch form of the projections).
 void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, std::size_t x, std::size_t rows,
@@ -40,6 +43,7 @@ struct RowSource {
   std::size_t row_bytes = 0;
   std::size_t blocks = 0;  // blocks per row
   const void* kernel = nullptr;  // the DotKernel<Format> of the table picked for this matrix
+  std::string_view kernel_name = {};  // its name in the table ("dot_q4k_q8k_avx2")
   // The kernel's rows and four-runs shapes called through their format's types (all four sources of
   // a four-runs call have this source's kernel).
   void (*rows_call)(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
@@ -52,6 +56,14 @@ struct RowSource {
 
 // Throws InvalidArgument when Brick has no kernels for w's type, and as resolve() does.
 RowSource row_source(const WeightMatrix& w, Backend backend);
+
+// The name of one parallel pass over `sources` (as KernelScope reports it): their kernel's name
+// when they share one, else "dot_rows_mixed" (a model file mixes weight types within a block).
+std::string_view pass_name(std::span<const RowSource> sources) noexcept;
+
+// The bytes one pass over `sources` reads and writes: every weight row, x in each format once,
+// one float out per row.
+double pass_bytes(std::span<const RowSource> sources, std::size_t cols) noexcept;
 
 // x converted, by `backend`'s kernels, into every format `sources` need, in the calling thread's
 // scratch buffers (valid until the thread's next call).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/quant/matvec.hpp"
 #include "quant/matvec_rows.hpp"
 
@@ -44,6 +45,10 @@ void EmbeddingOp::run(const Input& input, std::span<float> out, Backend) const {
     throw InvalidArgument(fmt::format("{}: {} tokens need {} outputs; got {}", name(), input.tokens.size(),
                                       output_size(input), out.size()));
   }
+  // The lookup is the dequantization of its rows: the whole cost of the op.
+  KernelScope scope("dequantize_row", Backend::Scalar);
+  const OpCost work = cost(input);
+  scope.set_work(out.size(), work.flops, work.bytes);
   for (std::size_t t = 0; t < input.tokens.size(); ++t) {
     const std::int32_t token = input.tokens[t];
     if (token < 0 || static_cast<std::size_t>(token) >= table_.rows()) {

@@ -3,69 +3,18 @@
 // on stderr that says what was wrong, never a crash, and never a partial output file.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/brick_cli.hpp"
+
 namespace brick::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `brick ARGS` through the shell, with stderr captured in a file.
-Outcome brick(const std::string& args) {
-  const fs::path err = fs::temp_directory_path() / fmt::format("brick-cli-{}.err", getpid());
-  const std::string command = fmt::format("'{}' {} 2>'{}'", BRICK_CLI, args, err.string());
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    o.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(err);
-  o.err.assign(std::istreambuf_iterator<char>(in), {});
-  fs::remove(err);
-  return o;
-}
-
-class BrickCli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    folder_ = fs::temp_directory_path() / fmt::format("brick-cli-{}", getpid());
-    fs::create_directories(folder_);
-    const Outcome gen =
-        brick(fmt::format("gen-model '{}' --preset tiny --type q6_k --ctx 64", model().string()));
-    ASSERT_EQ(gen.status, 0) << gen.err;
-  }
-  static void TearDownTestSuite() { fs::remove_all(folder_); }
-  static fs::path model() { return folder_ / "tiny.gguf"; }
-  static fs::path path(const std::string& name) { return folder_ / name; }
-
-  static void expect_error(const std::string& args, const std::string& needle) {
-    const Outcome o = brick(args);
-    EXPECT_NE(o.status, 0) << args << "\n" << o.err;
-    EXPECT_LT(o.status, 128) << args << " died of a signal\n" << o.err;
-    EXPECT_NE(o.err.find(needle), std::string::npos) << args << "\nstderr: " << o.err;
-  }
-
-  static fs::path folder_;
-};
-
-fs::path BrickCli::folder_;
 
 TEST_F(BrickCli, RunGeneratesTextAndVerifiesEveryBrick) {
   const Outcome o = brick(fmt::format("run '{}' -n 6 --prompt 'the tea'", model().string()));

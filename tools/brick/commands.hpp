@@ -12,6 +12,7 @@ void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_gen_model_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
 
 // The exit status the command that ran asked for (0 unless it reported a failure).
 int exit_code();
@@ -28,6 +29,10 @@ CLI::Validator decimal_number(double min, double max);
 
 // For options whose values are names: the user's spelling in lower case.
 std::string lower_case(std::string text);
+
+// Every output path is checked before the run, so that a typo does not cost the run: IoError
+// naming `flag` when `path` (if given) is a directory or its folder is missing or not writable.
+void require_writable(const std::string& path, const char* flag);
 
 // --threads: 0 means the physical cores; more threads than usable CPUs are clamped to them (with a
 // note on stderr: more would only contend).

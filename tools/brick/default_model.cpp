@@ -10,7 +10,6 @@
 #include "progress_bar.hpp"
 
 namespace brick::cli {
-namespace {
 
 std::filesystem::path cache_folder() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
@@ -20,10 +19,8 @@ std::filesystem::path cache_folder() {
     return std::filesystem::path(home) / ".cache" / "brick";
   }
   throw IoError(
-      "no cache folder for the default model: set XDG_CACHE_HOME or HOME, or pass a model file");
+      "no cache folder (for the default model and the machine's peaks): set XDG_CACHE_HOME or HOME");
 }
-
-}  // namespace
 
 std::filesystem::path default_model(std::size_t threads) {
   const model::SyntheticModelSpec spec = model::SyntheticModelSpec::preset("small");

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   brick::cli::add_run_command(app);
   brick::cli::add_gen_model_command(app);
   brick::cli::add_quantize_command(app);
+  brick::cli::add_verify_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

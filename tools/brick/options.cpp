@@ -1,10 +1,12 @@
 // Option values several commands share.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/cpu_topology.hpp"
@@ -60,6 +62,16 @@ std::string lower_case(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
+}
+
+void require_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  if (std::filesystem::is_directory(p)) throw IoError(fmt::format("{} {}: is a directory", flag, path));
+  const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : ".";
+  if (access(folder.c_str(), W_OK) != 0) {
+    throw IoError(fmt::format("{} {}: the folder {} is missing or not writable", flag, path, folder.string()));
+  }
 }
 
 std::size_t thread_count(std::size_t requested) {

@@ -21,8 +21,10 @@
 #include "brick/model/tokenizer.hpp"
 #include "brick/profile/profiler.hpp"
 #include "brick/profile/profiling_observer.hpp"
+#include "brick/graph/graph_recorder.hpp"
 #include "commands.hpp"
 #include "default_model.hpp"
+#include "graph_output.hpp"
 
 namespace brick::cli {
 namespace {
@@ -48,6 +50,7 @@ struct RunOptions {
   std::size_t trace_events = 1 << 20;
   std::string profile_json_path;
   std::string prometheus_path;
+  GraphOutput graph;
 };
 
 constexpr std::size_t kDefaultContextCap = 4096;
@@ -79,19 +82,6 @@ std::vector<model::TokenId> parse_ids(const std::string& text, const char* what)
     p = next;
   }
   return ids;
-}
-
-// Every output path is checked before the run, so a typo does not cost the run.
-void require_writable(const std::string& path, const char* flag) {
-  if (path.empty()) return;
-  const std::filesystem::path p(path);
-  if (std::filesystem::is_directory(p))
-    throw IoError(fmt::format("{} {}: is a directory", flag, path));
-  const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : ".";
-  if (access(folder.c_str(), W_OK) != 0) {
-    throw IoError(
-        fmt::format("{} {}: the folder {} is missing or not writable", flag, path, folder));
-  }
 }
 
 std::uint64_t physical_memory() {
@@ -165,8 +155,12 @@ class RunMonitor final : public LayerObserver {
 
   void on_layer_begin(std::size_t layer_index) override { next_.on_layer_begin(layer_index); }
   void on_layer_end() override { next_.on_layer_end(); }
+  void on_tokens(std::size_t first, std::size_t count) override { next_.on_tokens(first, count); }
   void on_brick_begin(BrickId id, std::string_view name) override {
     next_.on_brick_begin(id, name);
+  }
+  void on_brick_output(const RunReport& report, std::span<float> output) override {
+    next_.on_brick_output(report, output);
   }
   void on_brick_end(BrickId id, std::string_view name, const RunReport* report) override {
     next_.on_brick_end(id, name, report);
@@ -314,7 +308,8 @@ void print_json(const RunOptions& o, const Run& r) {
 }
 
 void run(const RunOptions& o) {
-  const std::vector<std::string> outputs = {o.trace_path, o.profile_json_path, o.prometheus_path};
+  const std::vector<std::string> outputs = {o.trace_path, o.profile_json_path, o.prometheus_path,
+                                            o.graph.path};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       if (!outputs[i].empty() && outputs[i] == outputs[j]) {
@@ -328,6 +323,7 @@ void run(const RunOptions& o) {
         std::pair{o.prometheus_path, "--prometheus"}}) {
     require_writable(path, flag);
   }
+  o.graph.check();
   const Backend backend = *parse_backend(o.backend);
   const std::size_t threads = thread_count(o.threads);
   const std::filesystem::path path =
@@ -374,6 +370,8 @@ void run(const RunOptions& o) {
   profiler.set_thread_name("decoder");
   ProfilingObserver profiling(profiler);
   RunMonitor monitor(profiling, profiler);
+  graph::GraphRecorder graph;
+  if (o.graph.wanted()) profiler.enable_graph(graph);
 
   model::Generator generator(decoder, params, options.policy);
   generator.validate(prompt);
@@ -420,6 +418,7 @@ void run(const RunOptions& o) {
   if (!o.trace_path.empty()) profiler.write_chrome_trace(o.trace_path);
   if (!o.profile_json_path.empty()) profiler.write_json(o.profile_json_path);
   if (!o.prometheus_path.empty()) profiler.write_prometheus(o.prometheus_path);
+  if (o.graph.wanted()) o.graph.write(graph.graph(), pool, o.json);
   if (verified.failed > 0 || monitor.assertions_failed() > 0) set_exit_code(2);
 }
 
@@ -506,6 +505,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--profile-json", o->profile_json_path, "Write the profile as JSON");
   cmd->add_option("--prometheus", o->prometheus_path,
                   "Write the profile in Prometheus text format");
+  cmd->add_option("--graph", o->graph.path, "Write the execution graph (FILE.dot: Graphviz, FILE.json)");
+  cmd->add_flag("--critical-path", o->graph.critical_path,
+                "Print the critical path of the run with slack and roofline classes");
   cmd->callback([o] { run(*o); });
 }
 

@@ -37,7 +37,7 @@ class BrickLayer {
   BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input,
                   std::span<float> output) {
     members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
-                              [&brick, &input, output] { return brick.run(input, output); }});
+                              [&brick, &input, output] { return brick.run(input, output); }, output, nullptr});
     reports_.resize(members_.size());
     return *this;
   }
@@ -47,7 +47,7 @@ class BrickLayer {
   template <BrickOp Op>
   BrickLayer& add(ComputeBrick<Op>& brick, const typename Op::Input& input, const std::span<float>* output) {
     members_.push_back(Member{brick.name(), brick.id(), brick.budget().us_per_token(),
-                              [&brick, &input, output] { return brick.run(input, *output); }});
+                              [&brick, &input, output] { return brick.run(input, *output); }, {}, output});
     reports_.resize(members_.size());
     return *this;
   }
@@ -56,9 +56,8 @@ class BrickLayer {
   double budget_us_per_token() const noexcept;
 
   // Runs every member in order; stops at the first member that returns an error. Allocates nothing.
-  // The observer, when
-  // given, sees the layer begin and end (as `layer_index`) and every member before and after it
-  // runs.
+  // The observer, when given, sees the layer begin and end (as `layer_index`), every member before
+  // and after it runs, and the output of every member that ran without an error.
   Result<LayerReport> run(LayerObserver* observer = nullptr, std::size_t layer_index = 0);
 
  private:
@@ -67,6 +66,10 @@ class BrickLayer {
     BrickId id;
     double budget_us_per_token;
     std::function<Result<RunReport>()> run;
+    std::span<float> output;                 // the output, unless it is read through
+    const std::span<float>* output_pointer;  // this pointer at each run
+
+    std::span<float> current_output() const noexcept { return output_pointer ? *output_pointer : output; }
   };
 
   std::string name_;

@@ -67,7 +67,8 @@ class LlamaDecoder {
 
   // Runs `token` at position n_past() and returns the logits (n_vocab values, valid until the
   // next step). The observer sees block i as layer i, the head as layer n_layer and the embedding
-  // as layer n_layer + 1. Throws InvalidArgument for a token outside the vocabulary and
+  // as layer n_layer + 1, after on_tokens() with the positions of the step (of each batch, in
+  // evaluate()). Throws InvalidArgument for a token outside the vocabulary and
   // CapacityError when the context is full; an assertion that fails under OnFailure::Error comes
   // back as the error.
   Result<std::span<const float>> step(TokenId token, LayerObserver* observer = nullptr);

@@ -49,6 +49,7 @@
 
 #include "brick/core/brick_id.hpp"
 #include "brick/core/budget.hpp"
+#include "brick/core/layer_observer.hpp"
 #include "brick/core/op.hpp"
 #include "brick/profile/brick_stats.hpp"
 #include "brick/profile/profile_clock.hpp"
@@ -177,6 +178,16 @@ class BrickProfiler {
   void begin_layer(std::uint32_t index);
   void end_layer();
 
+  // --- execution graph -------------------------------------------------------------------------
+  // Graph capture: while a recorder is set, every ProfilingObserver of this profiler passes each of
+  // its hooks on to it (the execution graph's GraphRecorder, graph/graph_recorder.hpp), so one
+  // observer drives the profile and the graph. It sees a brick begin before the profiler times it
+  // and end after, so that its own work (checksums) is not charged to the brick. The recorder must
+  // outlive its use; set and clear it between runs. Independent of enable()/disable().
+  void enable_graph(LayerObserver& recorder) noexcept { graph_.store(&recorder, std::memory_order_relaxed); }
+  void disable_graph() noexcept { graph_.store(nullptr, std::memory_order_relaxed); }
+  LayerObserver* graph() const noexcept { return graph_.load(std::memory_order_relaxed); }
+
   // --- reading (merges all threads; safe while others record)
   // -------------------------------------
   std::uint64_t total_ns() const;      // summed durations of every brick, named ones included
@@ -232,6 +243,7 @@ class BrickProfiler {
 
   std::atomic<bool> enabled_;
   std::atomic<SyncMode> sync_mode_;
+  std::atomic<LayerObserver*> graph_{nullptr};
   const ClockSource clock_;
   const Clock* const manual_clock_;
   const TickConverter converter_;

@@ -43,7 +43,10 @@ std::size_t checked_thread_count(std::size_t threads) {
 }  // namespace
 
 ThreadPool::ThreadPool(std::size_t threads, std::chrono::nanoseconds spin)
-    : slots_(checked_thread_count(threads)), spin_(spin), slot_state_(new Slot[slots_]) {
+    : slots_(checked_thread_count(threads)),
+      spin_(spin),
+      slot_state_(new Slot[slots_]),
+      pieces_(new ParallelPiece[slots_]) {
   workers_.reserve(threads - 1);
   try {
     for (std::size_t slot = 1; slot < threads; ++slot) {
@@ -85,23 +88,44 @@ ThreadPool::Exclusive::Exclusive(ThreadPool& pool) : busy_(pool.busy_) {
 
 ThreadPool::Exclusive::~Exclusive() { busy_.store(false, std::memory_order_release); }
 
-void ThreadPool::run_slot(std::size_t slot) noexcept {
+void ThreadPool::run_slot(std::size_t slot, bool on_caller) noexcept {
   const Range range = balance211(call_.n, slots_, slot);
   if (range.empty()) return;
+  const bool timed = call_.timed;
+  const std::uint64_t start_ns = timed ? kernel_clock_ns() : 0;
   try {
     call_.task(call_.context, range, slot);
   } catch (...) {
     const std::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::current_exception();
   }
+  if (timed) pieces_[slot] = {slot, range.begin, range.end, start_ns, kernel_clock_ns(), on_caller};
+}
+
+// The pieces with work are packed to the front of pieces_ in slot order (empty ones were not
+// written by this call).
+void ThreadPool::report(KernelRecorder& recorder, std::uint64_t start_ns, std::uint64_t join_start_ns) noexcept {
+  std::size_t used = 0;
+  for (std::size_t slot = 0; slot < slots_; ++slot) {
+    if (!balance211(call_.n, slots_, slot).empty()) pieces_[used++] = pieces_[slot];
+  }
+  recorder.parallel_call({start_ns, join_start_ns, kernel_clock_ns(), std::span<const ParallelPiece>(pieces_.get(), used)});
 }
 
 void ThreadPool::run(std::size_t n, Task task, void* context) {
   if (n == 0) return;
+  KernelRecorder* const recorder = active_kernel_recorder();
+  const std::uint64_t start_ns = recorder != nullptr ? kernel_clock_ns() : 0;
   if (slots_ == 1) {
     task(context, Range{0, n}, 0);
+    if (recorder != nullptr) [[unlikely]] {
+      const std::uint64_t end_ns = kernel_clock_ns();
+      pieces_[0] = {0, 0, n, start_ns, end_ns, true};
+      recorder->parallel_call({start_ns, end_ns, end_ns, std::span<const ParallelPiece>(pieces_.get(), 1)});
+    }
     return;
   }
+  call_.timed = recorder != nullptr;
   call_.task = task;
   call_.context = context;
   call_.n = n;
@@ -111,17 +135,19 @@ void ThreadPool::run(std::size_t n, Task task, void* context) {
   call_.epoch.store(epoch, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) > 0) call_.epoch.notify_all();
 
-  run_slot(0);
+  run_slot(0, true);
   // Pieces no worker has picked up yet are cheaper to run here than to wait for.
   // A plain read first: a failed compare-exchange would still take the line from the worker, which
   // would then wait for it at the start of the next call.
   for (std::size_t slot = 1; slot < slots_; ++slot) {
     if (slot_state_[slot].claimed_epoch.load(std::memory_order_relaxed) != epoch && claim(slot, epoch)) {
-      run_slot(slot);
+      run_slot(slot, true);
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
+  const std::uint64_t join_start_ns = recorder != nullptr ? kernel_clock_ns() : 0;
   wait_until_done();
+  if (recorder != nullptr) [[unlikely]] report(*recorder, start_ns, join_start_ns);
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
@@ -158,7 +184,7 @@ void ThreadPool::worker_loop(std::size_t slot) {
     // A failed claim means the caller ran this piece already (this worker woke late); the call's
     // fields may then belong to a newer call, so nothing is read before the claim succeeds.
     if (!claim(slot, seen)) continue;
-    run_slot(slot);
+    run_slot(slot, false);
     if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
         caller_blocked_.load(std::memory_order_seq_cst)) {
       pending_.notify_one();

@@ -12,6 +12,7 @@
 #include <fmt/std.h>
 
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/runtime/atomic_file.hpp"
 #include "brick/runtime/memory/physical_memory.hpp"
 #include "brick/runtime/memory/regular_file.hpp"
@@ -215,9 +216,15 @@ void KvCache::write_rows(std::size_t layer, std::span<const CellIndex> cells, co
   const std::size_t row = shape_.row_bytes();
   std::byte* const keys = mutable_layer_bytes(layer, 0);
   std::byte* const values = mutable_layer_bytes(layer, 1);
+  KernelRecorder* const recorder = active_kernel_recorder();
+  const std::uint64_t start_ns = recorder != nullptr ? kernel_clock_ns() : 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     std::memcpy(keys + cells[i] * row, k + i * row, row);
     std::memcpy(values + cells[i] * row, v + i * row, row);
+  }
+  if (recorder != nullptr) [[unlikely]] {
+    recorder->transfer({"k,v rows", "kv_cache", TransferDirection::HostCopy, 2 * cells.size() * row, start_ns,
+                        kernel_clock_ns()});
   }
 }
 

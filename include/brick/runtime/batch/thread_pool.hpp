@@ -12,6 +12,10 @@
 // small callable), so a piece starts after one transfer between cores, not a chain of them (an
 // empty 2-thread call 0.16 -> 0.06 us on the development machine, bench/RESULTS.md).
 //
+// With a KernelRecorder installed on the calling thread (core/kernel_recorder.hpp), every piece is
+// timed where it runs and the caller reports the call, its pieces and its join wait to the recorder
+// after the join; without one, a call reads no clock.
+//
 // A call allocates nothing and takes no lock. The pool runs one call at a time: calling
 // parallel_for from inside a task of the same pool, or from a second thread while a call is in
 // flight, throws StateError (and does not run anything).
@@ -27,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/runtime/batch/balance211.hpp"
 
 namespace brick {
@@ -97,6 +102,7 @@ class ThreadPool {
   // (written by the caller before it publishes the epoch).
   struct alignas(64) Call {
     std::atomic<std::uint32_t> epoch{0};
+    bool timed = false;  // a recorder watches this call: run_slot() times the pieces
     Task task = nullptr;
     void* context = nullptr;
     std::size_t n = 0;
@@ -110,11 +116,15 @@ class ThreadPool {
   std::uint32_t wait_for_new_epoch(std::uint32_t seen);
   void wait_until_done();
   bool claim(std::size_t slot, std::uint32_t epoch) noexcept;
-  void run_slot(std::size_t slot) noexcept;
+  void run_slot(std::size_t slot, bool on_caller) noexcept;
+  void report(KernelRecorder& recorder, std::uint64_t start_ns, std::uint64_t join_start_ns) noexcept;
 
   const std::size_t slots_;
   const std::chrono::nanoseconds spin_;
   std::unique_ptr<Slot[]> slot_state_;
+  // The timed call's pieces, each written by the thread that runs it; read by the caller after the
+  // join. Sized once, so a timed call allocates nothing either.
+  std::unique_ptr<ParallelPiece[]> pieces_;
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};  // read by workers that may be late for a call
 

@@ -178,32 +178,32 @@ struct BenchFormatOf {
 };
 
 template <>
-struct BenchFormat<detail::Q4KFormat> : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K> {
+struct BenchFormat<quant::detail::Q4KFormat> : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K> {
   static constexpr const char* kName = "q4k";
 };
 template <>
-struct BenchFormat<detail::Q5KFormat> : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K> {
+struct BenchFormat<quant::detail::Q5KFormat> : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K> {
   static constexpr const char* kName = "q5k";
 };
 template <>
-struct BenchFormat<detail::Q6KFormat> : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K> {
+struct BenchFormat<quant::detail::Q6KFormat> : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K> {
   static constexpr const char* kName = "q6k";
 };
 template <>
-struct BenchFormat<detail::Q80Format> : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0> {
+struct BenchFormat<quant::detail::Q80Format> : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0> {
   static constexpr const char* kName = "q8_0";
 };
 template <>
-struct BenchFormat<detail::F16Format> : BenchFormatOf<GgmlType::F16, &GgmlOracle::ggml_vec_dot_f16> {
+struct BenchFormat<quant::detail::F16Format> : BenchFormatOf<GgmlType::F16, &GgmlOracle::ggml_vec_dot_f16> {
   static constexpr const char* kName = "f16";
 };
 template <>
-struct BenchFormat<detail::BF16Format> : BenchFormatOf<GgmlType::BF16, &GgmlOracle::ggml_vec_dot_bf16> {
+struct BenchFormat<quant::detail::BF16Format> : BenchFormatOf<GgmlType::BF16, &GgmlOracle::ggml_vec_dot_bf16> {
   static constexpr const char* kName = "bf16";
 };
 
-using BenchFormats = std::tuple<detail::Q4KFormat, detail::Q5KFormat, detail::Q6KFormat, detail::Q80Format,
-                                detail::F16Format, detail::BF16Format>;
+using BenchFormats = std::tuple<quant::detail::Q4KFormat, quant::detail::Q5KFormat, quant::detail::Q6KFormat, quant::detail::Q80Format,
+                                quant::detail::F16Format, quant::detail::BF16Format>;
 
 template <class Visit>
 void for_each_format(Visit&& visit) {
@@ -262,7 +262,7 @@ struct HotRow {
 };
 
 template <class Format>
-void hot_dot_brick(benchmark::State& state, const detail::DotKernel<Format>& kernel) {
+void hot_dot_brick(benchmark::State& state, const quant::detail::DotKernel<Format>& kernel) {
   const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
     float s = kernel.row(row.w.data(), row.x.data(), HotRow<Format>::kBlocks);
@@ -301,7 +301,7 @@ struct L2Matrix {
 };
 
 template <class Format>
-void l2_rows_brick(benchmark::State& state, const detail::DotKernel<Format>& kernel) {
+void l2_rows_brick(benchmark::State& state, const quant::detail::DotKernel<Format>& kernel) {
   L2Matrix<Format>& m = L2Matrix<Format>::get();
   const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
@@ -509,8 +509,8 @@ struct QkvSetupOf {
   }
 };
 
-using QkvSetup = QkvSetupOf<detail::Q5KFormat, detail::Q5KFormat, detail::Q6KFormat>;
-using QkvQ4KMSetup = QkvSetupOf<detail::Q4KFormat, detail::Q4KFormat, detail::Q6KFormat>;
+using QkvSetup = QkvSetupOf<quant::detail::Q5KFormat, quant::detail::Q5KFormat, quant::detail::Q6KFormat>;
+using QkvQ4KMSetup = QkvSetupOf<quant::detail::Q4KFormat, quant::detail::Q4KFormat, quant::detail::Q6KFormat>;
 
 struct GateUpSetup {
   static constexpr bool kQkv = false;
@@ -529,8 +529,8 @@ struct GateUpSetup {
       auto graph = std::make_unique<GgmlGraph>(2 * kFfn * kHidden / kBlockSize * sizeof(BlockQ5K) + (4u << 20));
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
-      SharedMatrix<detail::Q5KFormat> gate(*graph, kFfn, kHidden, 300 + 2 * c);
-      SharedMatrix<detail::Q5KFormat> up(*graph, kFfn, kHidden, 301 + 2 * c);
+      SharedMatrix<quant::detail::Q5KFormat> gate(*graph, kFfn, kHidden, 300 + 2 * c);
+      SharedMatrix<quant::detail::Q5KFormat> up(*graph, kFfn, kHidden, 301 + 2 * c);
       GgmlOracle::Context* ctx = graph->context();
       graph->output(extra.mul(ctx, extra.silu(ctx, oracle().ggml_mul_mat(ctx, gate.tensor, input)),
                               oracle().ggml_mul_mat(ctx, up.tensor, input)));
@@ -584,7 +584,7 @@ void pool_empty_call(benchmark::State& state) {
 struct SmallMatvec {
   GgmlGraph graph{1u << 20};
   GgmlOracle::Tensor* input = graph.vector(256);
-  SharedMatrix<detail::Q6KFormat> w{graph, 256, 256, 500};
+  SharedMatrix<quant::detail::Q6KFormat> w{graph, 256, 256, 500};
   std::vector<float> x = test::normal(256, 51);
   std::vector<float> y = std::vector<float>(256);
   SmallMatvec() {
@@ -697,12 +697,12 @@ void register_benchmarks() {
   for_each_format([&](auto format) {
     using Format = decltype(format);
     const char* type = BenchFormat<Format>::kName;
-    for (const detail::DotKernel<Format>& kernel : detail::kDotKernels<Format>) {
-      if (kernel.isa == detail::Isa::Scalar || !detail::is_supported(kernel.isa)) continue;
+    for (const quant::detail::DotKernel<Format>& kernel : quant::detail::kDotKernels<Format>) {
+      if (kernel.isa == quant::detail::Isa::Scalar || !quant::detail::is_supported(kernel.isa)) continue;
       const auto* k = &kernel;
-      hot(fmt::format("hot_dot/{}/brick_{}", type, detail::name(kernel.isa)),
+      hot(fmt::format("hot_dot/{}/brick_{}", type, quant::detail::name(kernel.isa)),
           [k](benchmark::State& s) { hot_dot_brick<Format>(s, *k); });
-      hot(fmt::format("l2_rows/{}/brick_{}", type, detail::name(kernel.isa)),
+      hot(fmt::format("l2_rows/{}/brick_{}", type, quant::detail::name(kernel.isa)),
           [k](benchmark::State& s) { l2_rows_brick<Format>(s, *k); });
     }
     hot(fmt::format("hot_dot/{}/ggml", type), hot_dot_ggml<Format>);
@@ -828,9 +828,9 @@ void print_summary(const Collector& c) {
       const char* type = BenchFormat<Format>::kName;
       const double per_call = rows ? 16.0 * l2_rows<Format>() : 16.0;
       const double ggml = c.ns(fmt::format("{}/{}/ggml", bench, type)) / per_call;
-      for (detail::Isa isa : detail::kIsas) {
-        const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, detail::name(isa))) / per_call;
-        if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, detail::name(isa), ours, ggml, ggml / ours);
+      for (quant::detail::Isa isa : quant::detail::kIsas) {
+        const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, quant::detail::name(isa))) / per_call;
+        if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, quant::detail::name(isa), ours, ggml, ggml / ours);
       }
     });
   };

@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "brick/core/error.hpp"
 #include "brick/core/kernel_recorder.hpp"
-#include "brick/ops/dot.hpp"
-#include "brick/ops/elementwise.hpp"
+#include "brick/ops/matvec.hpp"
 #include "brick/ops/softmax.hpp"
 #include "brick/quant/fp16.hpp"
 
@@ -102,7 +103,6 @@ AttentionOp::AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool&
     s.scores.resize(kv.n_cells);
     s.probs.resize(kv.n_cells);
     s.q.resize(shape.head_dim);
-    s.row.resize(shape.head_dim);
     s.half.resize(std::max(kv.n_cells, shape.head_dim));
   }
 }
@@ -119,6 +119,48 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
   return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
 
+namespace {
+
+// One kv head's keys and values over the cells of a call, as floats: K row-major (a cell's d values
+// together), V transposed (a value index's cells together, `cells` apart), so that the scores and
+// the weighted sum of every query head of the group are two mat-vecs. Per pool thread, shared by
+// the layers (they run one after another) and grown to the longest context seen.
+struct StagedHead {
+  std::vector<float> k, vt, row;
+};
+
+StagedHead& staged_head() {
+  thread_local StagedHead staged;
+  return staged;
+}
+
+}  // namespace
+
+void AttentionOp::stage(std::size_t layer, std::size_t kv_head, std::size_t cells, Backend backend) const {
+  const std::size_t d = shape_.head_dim;
+  const std::size_t offset = kv_head * d;
+  StagedHead& staged = staged_head();
+  if (staged.k.size() < cells * d) {
+    staged.k.resize(cells * d);
+    staged.vt.resize(cells * d);
+  }
+  staged.row.resize(d);
+  for (std::size_t c = 0; c < cells; ++c) {
+    const auto index = static_cast<CellIndex>(c);
+    const std::span<float> k(staged.k.data() + c * d, d);
+    if (is_f16(*cache_)) {
+      quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(layer, index).subspan(offset, d), k, backend);
+      quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(layer, index).subspan(offset, d), staged.row, backend);
+    } else {
+      const auto key = cache_->key_row<float>(layer, index).subspan(offset, d);
+      const auto value = cache_->value_row<float>(layer, index).subspan(offset, d);
+      std::copy(key.begin(), key.end(), k.begin());
+      std::copy(value.begin(), value.end(), staged.row.begin());
+    }
+    for (std::size_t i = 0; i < d; ++i) staged.vt[i * cells + c] = staged.row[i];
+  }
+}
+
 void AttentionOp::run(const Input& input, std::span<float> out, Backend backend) const {
   const std::size_t width = shape_.n_head * shape_.head_dim;
   const std::size_t tokens = input.tokens;
@@ -132,51 +174,56 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
                     tokens * width, tokens, cache_->shape().n_cells, cache_->shape().n_layers));
   }
   const std::size_t stride = input.q.size() / tokens;
-  pool_->parallel_for(tokens * shape_.n_head, [&](Range range, std::size_t slot) {
+  const std::size_t group = shape_.n_head / shape_.n_kv_head;
+  // Pieces of work: a kv head and a chunk of tokens (all the heads of its group), or for a single
+  // token a kv head and one of its query heads. Each thread stages a kv head once for the pieces of
+  // its range that share it (balance211 ranges are contiguous).
+  constexpr std::size_t kTokensPerPiece = 16;
+  const std::size_t chunks = tokens == 1 ? group : (tokens + kTokensPerPiece - 1) / kTokensPerPiece;
+  pool_->parallel_for(shape_.n_kv_head * chunks, [&](Range range, std::size_t slot) {
+    std::size_t staged = shape_.n_kv_head;  // none yet
     for (std::size_t i = range.begin; i < range.end; ++i) {
-      const std::size_t t = i / shape_.n_head;
-      const std::size_t head = i % shape_.n_head;
-      run_head(input.q.subspan(t * stride, width), input.layer, input.cells - tokens + 1 + t,
-               out.subspan(t * width, width), head, backend, slot);
+      const std::size_t kv_head = i / chunks;
+      const std::size_t chunk = i % chunks;
+      if (kv_head != staged) {
+        stage(input.layer, kv_head, input.cells, backend);
+        staged = kv_head;
+      }
+      const std::size_t first = tokens == 1 ? 0 : chunk * kTokensPerPiece;
+      const std::size_t last = tokens == 1 ? 1 : std::min(tokens, first + kTokensPerPiece);
+      const std::size_t first_head = kv_head * group + (tokens == 1 ? chunk : 0);
+      const std::size_t heads = tokens == 1 ? 1 : group;
+      for (std::size_t t = first; t < last; ++t) {
+        for (std::size_t head = first_head; head < first_head + heads; ++head) {
+          run_head(input.q.subspan(t * stride, width), input.cells, input.cells - tokens + 1 + t,
+                   out.subspan(t * width, width), head, backend, slot);
+        }
+      }
     }
   });
 }
 
-void AttentionOp::run_head(std::span<const float> token_q, std::size_t layer, std::size_t n,
+void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, std::size_t n,
                            std::span<float> out, std::size_t head, Backend backend,
                            std::size_t thread) const {
   const std::size_t d = shape_.head_dim;
-  const std::size_t kv_offset = head / (shape_.n_head / shape_.n_kv_head) * d;
-  const bool f16 = is_f16(*cache_);
   Scratch& s = scratch_[thread];
+  const StagedHead& staged = staged_head();
   const std::span<float> q(s.q);
   std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
+  const bool f16 = is_f16(*cache_);
   if (f16) round_to_f16(q, std::span(s.half).first(d), backend);
-
-  // A cell's K or V slice of this head's kv head, as floats.
-  const auto row = [&](bool key, std::size_t cell) -> std::span<const float> {
-    const auto index = static_cast<CellIndex>(cell);
-    if (f16) {
-      const auto half = (key ? cache_->key_row<std::uint16_t>(layer, index)
-                             : cache_->value_row<std::uint16_t>(layer, index))
-                            .subspan(kv_offset, d);
-      quant::fp16_to_fp32_row(half, s.row, backend);
-      return s.row;
-    }
-    return (key ? cache_->key_row<float>(layer, index) : cache_->value_row<float>(layer, index))
-        .subspan(kv_offset, d);
-  };
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const std::span<float> scores = std::span(s.scores).first(n);
-  const std::span<float> probs = std::span(s.probs).first(n);
-  for (std::size_t c = 0; c < n; ++c) scores[c] = ops::dot(row(true, c), q, backend) * scale;
-  ops::softmax(scores, probs, backend);
-  if (f16) round_to_f16(probs, std::span(s.half).first(n), backend);
-
-  const std::span<float> out_head = out.subspan(head * d, d);
-  std::fill(out_head.begin(), out_head.end(), 0.0f);
-  for (std::size_t c = 0; c < n; ++c) ops::axpy(probs[c], row(false, c), out_head, backend);
+  const std::span<float> probs = std::span(s.probs).first(cells);
+  ops::matvec(std::span(staged.k).first(n * d), n, d, q, scores, backend);
+  for (float& score : scores) score *= scale;
+  ops::softmax(scores, probs.first(n), backend);
+  if (f16) round_to_f16(probs.first(n), std::span(s.half).first(n), backend);
+  // The cells past the token's window weigh 0, as under llama.cpp's causal mask.
+  std::fill(probs.begin() + static_cast<std::ptrdiff_t>(n), probs.end(), 0.0f);
+  ops::matvec(std::span(staged.vt).first(d * cells), d, cells, probs, out.subspan(head * d, d), backend);
 }
 
 }  // namespace brick::model

@@ -1,6 +1,6 @@
 #pragma once
 // The dot kernel table: per weight format (kernels/dot_formats.hpp), every kernel of the list in
-// kernels/dot_kernel_list.hpp with its instruction set, name and three shapes, and how a backend
+// kernels/dot_kernel_list.hpp with its instruction set, names and four shapes, and how a backend
 // picks one. Dispatch (matvec, the fused ops, the public dot functions), the tests and the
 // benchmarks all go through it; it is private to the library and its own tests and benchmarks.
 #include <array>
@@ -41,6 +41,8 @@ struct DotKernel {
   typename Format::Row row = nullptr;
   typename Format::Rows rows = nullptr;
   typename Format::FourRuns four_runs = nullptr;
+  std::string_view gemm_name;  // "gemm_q5k_q8k_avx512gfni"
+  typename Format::Tokens tokens = nullptr;
 };
 
 // The rows kernel of a format whose kernel file has only a single-row kernel.
@@ -57,6 +59,13 @@ void four_rows_calls(const typename Format::Weight* const (&starts)[4], std::siz
   for (std::size_t r = 0; r < 4; ++r) kRows(starts[r], count, x, blocks, out[r]);
 }
 
+// The GEMM of a format whose kernel file has none: the rows kernel once per token.
+template <class Format, auto kRows>
+void each_token(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
+                std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept {
+  for (std::size_t t = 0; t < tokens; ++t) kRows(w, rows, x + t * blocks, blocks, out + t * out_stride);
+}
+
 // The ops room's f32 mat-vec as a rows kernel.
 template <auto kMatvec>
 void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols, float* out) noexcept {
@@ -67,22 +76,31 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   DotKernel<F##Format> {                                                                        \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
-        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>          \
+        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,         \
+        "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>> \
   }
 #define BRICK_DOT_ENTRY_Rows(F, stem, I, isa)                                                                 \
   DotKernel<F##Format> {                                                                                      \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>                                        \
+        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>, "gemm_" #stem "_" #isa,               \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>                                            \
   }
 #define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa)                                                             \
   DotKernel<F##Format> {                                                                                      \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &kernels::dot_##stem##_four_runs_##isa                                                                \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa,                                       \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>                                            \
+  }
+#define BRICK_DOT_ENTRY_Gemm(F, stem, I, isa)                                                                 \
+  DotKernel<F##Format> {                                                                                      \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa         \
   }
 #define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa)                                                      \
   DotKernel<F##Format> {                                                                             \
     Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>, \
-        &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>                       \
+        &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, "gemm_f32_" #isa,    \
+        &each_token<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>                            \
   }
 
 template <class Format>
@@ -106,6 +124,7 @@ constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() 
 }
 
 #undef BRICK_DOT_ENTRY_OpsF32
+#undef BRICK_DOT_ENTRY_Gemm
 #undef BRICK_DOT_ENTRY_Lockstep
 #undef BRICK_DOT_ENTRY_Rows
 #undef BRICK_DOT_ENTRY_Row

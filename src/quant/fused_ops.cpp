@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "brick/core/error.hpp"
 #include "brick/core/kernel_recorder.hpp"
@@ -51,9 +52,13 @@ OpCost FusedQKVOp::cost(const Input& input) const noexcept {
 void FusedQKVOp::run(const Input& input, std::span<float> out, Backend backend) const {
   const std::size_t width = q_size() + 2 * kv_size();
   detail::require_batch(name(), input.tokens, hidden(), input.x.size(), width, out.size());
-  for (std::size_t t = 0; t < input.tokens; ++t) {
-    run_token(input.x.subspan(t * hidden(), hidden()), out.subspan(t * width, width), backend);
+  if (input.tokens == 1) {
+    run_token(input.x, out, backend);
+    return;
   }
+  const std::array<detail::RowSource, 3> sources = {
+      detail::row_source(wq_, backend), detail::row_source(wk_, backend), detail::row_source(wv_, backend)};
+  detail::gemm(sources, input.x, input.tokens, out, *pool_, backend);
 }
 
 void FusedQKVOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {
@@ -88,9 +93,42 @@ OpCost FusedGateUpOp::cost(const Input& input) const noexcept {
 void FusedGateUpOp::run(const Input& input, std::span<float> out, Backend backend) const {
   const std::size_t width = rows(gate_);
   detail::require_batch(name(), input.tokens, hidden(), input.x.size(), width, out.size());
-  for (std::size_t t = 0; t < input.tokens; ++t) {
-    run_token(input.x.subspan(t * hidden(), hidden()), out.subspan(t * width, width), backend);
+  if (input.tokens == 1) {
+    run_token(input.x, out, backend);
+  } else {
+    run_batch(input.x, input.tokens, out, backend);
   }
+}
+
+void FusedGateUpOp::run_batch(std::span<const float> x, std::size_t tokens, std::span<float> out,
+                              Backend backend) const {
+  const std::array<detail::RowSource, 2> sources = {detail::row_source(gate_, backend),
+                                                    detail::row_source(up_, backend)};
+  const std::size_t width = rows(gate_);
+  detail::Activations xq = detail::prepare_activations(sources, x, backend);
+  xq.cols = hidden();
+  KernelScope scope(detail::gemm_pass_name(sources), backend);
+  scope.set_work(width * tokens, 4.0 * static_cast<double>(width * hidden() * tokens),
+                 detail::pass_bytes(sources, hidden(), tokens));
+  pool_->parallel_for(width, [&](Range range, std::size_t) {
+    // A cache tile of gate rows and the same up rows at a time, for every token, into the thread's
+    // buffers; only the activated products reach `out`.
+    thread_local std::vector<float> gate_values;
+    thread_local std::vector<float> up_values;
+    const std::size_t tile = std::max<std::size_t>(1, detail::kGemmTileBytes / (2 * sources[0].row_bytes));
+    gate_values.resize(tokens * tile);
+    up_values.resize(tokens * tile);
+    for (std::size_t row = range.begin; row < range.end; row += tile) {
+      const std::size_t count = std::min(tile, range.end - row);
+      sources[0].tokens_call(sources[0], row, count, xq, tokens, gate_values.data(), count);
+      sources[1].tokens_call(sources[1], row, count, xq, tokens, up_values.data(), count);
+      for (std::size_t t = 0; t < tokens; ++t) {
+        for (std::size_t i = 0; i < count; ++i) {
+          out[t * width + row + i] = silu(gate_values[t * count + i]) * up_values[t * count + i];
+        }
+      }
+    }
+  });
 }
 
 void FusedGateUpOp::run_token(std::span<const float> x_row, std::span<float> out, Backend backend) const {

@@ -69,6 +69,14 @@ void four_runs_call(const RowSource* const (&sources)[4], const std::size_t (&fi
       ->four_runs(starts, count, x.get<Format>(), sources[0]->blocks, out);
 }
 
+template <class Format>
+void tokens_call(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
+                 std::size_t tokens, float* out, std::size_t out_stride) noexcept {
+  static_cast<const DotKernel<Format>*>(source.kernel)
+      ->tokens(reinterpret_cast<const typename Format::Weight*>(source.row(first)), count, x.get<Format>(), tokens,
+               source.blocks, out, out_stride);
+}
+
 // The calling thread's activation buffers, grown on first use of a wider x.
 struct Scratch {
   std::vector<BlockQ8K> q8k;
@@ -151,19 +159,32 @@ void require_batch(std::string_view op, std::size_t tokens, std::size_t cols, st
   }
 }
 
-std::string_view pass_name(std::span<const RowSource> sources) noexcept {
-  const bool shared = std::all_of(sources.begin(), sources.end(),
-                                  [&](const RowSource& s) { return s.kernel == sources.front().kernel; });
-  return shared && !sources.empty() ? sources.front().kernel_name : "dot_rows_mixed";
+namespace {
+
+bool share_kernel(std::span<const RowSource> sources) noexcept {
+  return !sources.empty() && std::all_of(sources.begin(), sources.end(), [&](const RowSource& s) {
+    return s.kernel == sources.front().kernel;
+  });
 }
 
-double pass_bytes(std::span<const RowSource> sources, std::size_t cols) noexcept {
+}  // namespace
+
+std::string_view pass_name(std::span<const RowSource> sources) noexcept {
+  return share_kernel(sources) ? sources.front().kernel_name : "dot_rows_mixed";
+}
+
+std::string_view gemm_pass_name(std::span<const RowSource> sources) noexcept {
+  return share_kernel(sources) ? sources.front().gemm_name : "gemm_rows_mixed";
+}
+
+double pass_bytes(std::span<const RowSource> sources, std::size_t cols, std::size_t tokens) noexcept {
+  const auto t = static_cast<double>(tokens);
   double total = 0.0;
   bool seen[kActivationTypes] = {};
   for (const RowSource& source : sources) {
-    total += static_cast<double>(source.rows) * (static_cast<double>(source.row_bytes) + 4.0);
+    total += static_cast<double>(source.rows) * (static_cast<double>(source.row_bytes) + 4.0 * t);
     auto& converted = seen[static_cast<std::size_t>(source.activation)];
-    if (!converted) total += activation_bytes(source.activation, cols);
+    if (!converted) total += t * activation_bytes(source.activation, cols);
     converted = true;
   }
   return total;
@@ -179,6 +200,8 @@ RowSource row_source(const WeightMatrix& w, Backend backend) {
     source.kernel_name = select_kernel<Format>(backend).name;
     source.rows_call = &rows_call<Format>;
     source.four_runs_call = &four_runs_call<Format>;
+    source.gemm_name = select_kernel<Format>(backend).gemm_name;
+    source.tokens_call = &tokens_call<Format>;
   });
   if (!known) throw InvalidArgument(fmt::format("mat-vec: Brick has no kernels for {} weights", name(w.type())));
   return source;
@@ -216,6 +239,32 @@ void dot_rows(std::span<const RowSource> sources, const Activations& x, Range ra
     if (begin < end) dot_source_rows(source, begin - first_row, end - begin, x, out.data() + begin);
     first_row += source.rows;
   }
+}
+
+void dot_rows_tokens(std::span<const RowSource> sources, const Activations& x, std::size_t tokens, Range range,
+                     float* out, std::size_t out_stride) noexcept {
+  std::size_t first_row = 0;  // global index of the current source's row 0
+  for (const RowSource& source : sources) {
+    const std::size_t begin = std::max(range.begin, first_row);
+    const std::size_t end = std::min(range.end, first_row + source.rows);
+    const std::size_t tile = std::max<std::size_t>(1, kGemmTileBytes / source.row_bytes);
+    for (std::size_t row = begin; row < end; row += tile) {
+      source.tokens_call(source, row - first_row, std::min(tile, end - row), x, tokens, out + row, out_stride);
+    }
+    first_row += source.rows;
+  }
+}
+
+void gemm(std::span<const RowSource> sources, std::span<const float> x, std::size_t tokens, std::span<float> out,
+          ThreadPool& pool, Backend backend) {
+  std::size_t width = 0;
+  for (const RowSource& source : sources) width += source.rows;
+  const std::size_t cols = x.size() / tokens;
+  Activations xq = prepare_activations(sources, x, backend);
+  xq.cols = cols;
+  KernelScope scope(gemm_pass_name(sources), backend);
+  pool.parallel_for(width, [&](Range range, std::size_t) { dot_rows_tokens(sources, xq, tokens, range, out.data(), width); });
+  scope.set_work(width * tokens, 2.0 * static_cast<double>(width * cols * tokens), pass_bytes(sources, cols, tokens));
 }
 
 }  // namespace detail

@@ -10,6 +10,7 @@
 #include "brick/core/backend.hpp"
 #include "brick/quant/weight_matrix.hpp"
 #include "brick/runtime/batch/balance211.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
 #include "quant/kernels/dot_formats.hpp"
 
 namespace brick::quant::detail {
@@ -50,6 +51,10 @@ struct RowSource {
                     float* out) noexcept = nullptr;
   void (*four_runs_call)(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                          const Activations& x, float* const (&out)[4]) noexcept = nullptr;
+  std::string_view gemm_name = {};  // its GEMM's name in the table ("gemm_q4k_q8k_avx512vnni")
+  // The GEMM: out[t * out_stride + i] = row (first + i) . token t of x, for i < count, t < tokens.
+  void (*tokens_call)(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
+                      std::size_t tokens, float* out, std::size_t out_stride) noexcept = nullptr;
 
   const std::byte* row(std::size_t r) const noexcept { return data + r * row_bytes; }
 };
@@ -61,12 +66,13 @@ RowSource row_source(const WeightMatrix& w, Backend backend);
 // when they share one, else "dot_rows_mixed" (a model file mixes weight types within a block).
 std::string_view pass_name(std::span<const RowSource> sources) noexcept;
 
-// The bytes one pass over `sources` reads and writes: every weight row, x in each format once,
-// one float out per row.
-double pass_bytes(std::span<const RowSource> sources, std::size_t cols) noexcept;
+// The bytes one pass over `sources` for `tokens` tokens reads and writes: every weight row once,
+// each token's x in each format once, one float out per row and token.
+double pass_bytes(std::span<const RowSource> sources, std::size_t cols, std::size_t tokens = 1) noexcept;
 
 // x converted, by `backend`'s kernels, into every format `sources` need, in the calling thread's
-// scratch buffers (valid until the thread's next call).
+// scratch buffers (valid until the thread's next call). x may hold several tokens end to end: they
+// are converted together and lie end to end in each format.
 Activations prepare_activations(std::span<const RowSource> sources, std::span<const float> x, Backend backend);
 
 // out[i] = row (first + i) of `source` (local row indices) . x for i < count.
@@ -79,6 +85,23 @@ inline void dot_source_rows(const RowSource& source, std::size_t first, std::siz
 // indices), walked side by side when the four have the same kernel.
 void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                           const Activations& x, float* const (&out)[4]) noexcept;
+
+// The GEMM of a batch: out[t * out_stride + r] = row r . token t of x for the global rows
+// [range.begin, range.end) of `sources` laid end to end and the `tokens` tokens of x (each
+// activation format holding the tokens end to end). The rows go in cache tiles of about
+// kGemmTileBytes, each read from memory once for all the tokens.
+inline constexpr std::size_t kGemmTileBytes = 128 * 1024;
+void dot_rows_tokens(std::span<const RowSource> sources, const Activations& x, std::size_t tokens, Range range,
+                     float* out, std::size_t out_stride) noexcept;
+
+// The name of one GEMM pass over `sources`, as pass_name() names a mat-vec pass ("gemm_rows_mixed").
+std::string_view gemm_pass_name(std::span<const RowSource> sources) noexcept;
+
+// out (`tokens` rows of the rows of `sources` laid end to end) = those rows times each row of x
+// (`tokens` rows of cols values): x converted once for the batch, then one parallel GEMM pass over
+// the pool, reported to the recorder as one kernel.
+void gemm(std::span<const RowSource> sources, std::span<const float> x, std::size_t tokens, std::span<float> out,
+          ThreadPool& pool, Backend backend);
 
 // out[r] = row r . x for the global rows [range.begin, range.end) of `sources` laid end to end.
 // `out` holds one float per global row.

@@ -23,8 +23,11 @@ OpCost ProjectionOp::cost(const Input& input) const noexcept {
 
 void ProjectionOp::run(const Input& input, std::span<float> out, Backend backend) const {
   detail::require_batch(name(), input.tokens, w_.cols(), input.x.size(), w_.rows(), out.size());
-  for (std::size_t t = 0; t < input.tokens; ++t) {
-    matvec(w_, input.x.subspan(t * w_.cols(), w_.cols()), out.subspan(t * w_.rows(), w_.rows()), *pool_, backend);
+  if (input.tokens == 1) {
+    matvec(w_, input.x, out, *pool_, backend);
+  } else {
+    const detail::RowSource source = detail::row_source(w_, backend);
+    detail::gemm(std::span(&source, 1), input.x, input.tokens, out, *pool_, backend);
   }
 }
 

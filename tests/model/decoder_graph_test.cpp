@@ -86,13 +86,16 @@ TEST_F(DecoderGraphTest, ARecordingHoldsTheLayersBricksAndInnerKernelsOfEverySte
   EXPECT_EQ(kinds[NodeKind::Brick], 2u * d.brick_count());
   EXPECT_EQ(g.roots().size(), 8u);
 
-  // The fused QKV of block 1 quantizes x once per token and runs one parallel pass per token.
-  EXPECT_EQ(labelled(g, NodeKind::Kernel, "blk.1.qkv/quantize_q8k").size(), kPrompt.size() + 1);
-  for (const NodeId quantize : labelled(g, NodeKind::Kernel, "blk.1.qkv/quantize_q8k")) {
+  // The fused QKV of block 1 quantizes x once per batch: the prompt's tokens together, then the
+  // step's one token.
+  const std::vector<NodeId> quantizes = labelled(g, NodeKind::Kernel, "blk.1.qkv/quantize_q8k");
+  ASSERT_EQ(quantizes.size(), 2u);
+  for (const NodeId quantize : quantizes) {
     EXPECT_EQ(g.node(*g.parent(quantize)).label, "blk.1.qkv");
-    EXPECT_EQ(g.node(quantize).elements, model_->config().n_embd);
     EXPECT_GT(g.node(quantize).bytes, 0.0);
   }
+  EXPECT_EQ(g.node(quantizes[0]).elements, kPrompt.size() * model_->config().n_embd);
+  EXPECT_EQ(g.node(quantizes[1]).elements, model_->config().n_embd);
   // Every KV write is a host copy of one K and one V row per token.
   const std::vector<NodeId> writes = labelled(g, NodeKind::Transfer, "blk.0.kv_write/kv_cache");
   ASSERT_EQ(writes.size(), kPrompt.size() + 1);

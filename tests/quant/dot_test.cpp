@@ -37,6 +37,7 @@ struct KernelCase {
   quant::TensorType type;
   Isa isa;
   std::string_view name;
+  std::string_view gemm_name;
   friend void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.name; }
 };
 
@@ -46,7 +47,7 @@ std::vector<KernelCase> table_kernels() {
       [&](auto... formats) {
         const auto add = [&](auto format) {
           for (const auto& kernel : quant::detail::kDotKernels<decltype(format)>) {
-            cases.push_back({decltype(format)::kType, kernel.isa, kernel.name});
+            cases.push_back({decltype(format)::kType, kernel.isa, kernel.name, kernel.gemm_name});
           }
         };
         (add(formats), ...);
@@ -218,6 +219,38 @@ TEST_P(DotKernelTest, FourRunsKernelGivesTheRowKernelsBitsForRunsAnywhere) {
   });
 }
 
+TEST_P(DotKernelTest, GemmGivesTheRowKernelsBitsForEveryRowAndToken) {
+  // Token counts around the micro-kernel's tile of eight, rows on both sides of four, an output
+  // stride wider than the rows (the fused ops' layout); every slot the GEMM must not write keeps
+  // its sentinel.
+  run([](auto, const auto& kernel, auto testing) {
+    for (const std::size_t length : testing.lengths()) {
+      for (const std::size_t rows : {1u, 3u, 5u}) {
+        for (const std::size_t tokens : {1u, 2u, 7u, 8u, 9u, 17u}) {
+          const auto w = testing.random_weights(rows * length, rows * 1000 + length + tokens);
+          const auto x = testing.random_activations(tokens * length, 10 * length + tokens);
+          const std::size_t stride = rows + 2;
+          std::vector<float> out(tokens * stride, kSentinel);
+          kernel.tokens(w.data(), rows, x.data(), tokens, length, out.data(), stride);
+          for (std::size_t t = 0; t < tokens; ++t) {
+            for (std::size_t r = 0; r < stride; ++r) {
+              const float got = out[t * stride + r];
+              if (r >= rows) {
+                ASSERT_EQ(got, kSentinel) << kernel.gemm_name << " wrote past row " << rows;
+                continue;
+              }
+              const float single = kernel.row(w.data() + r * length, x.data() + t * length, length);
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(single))
+                  << kernel.gemm_name << " length " << length << " rows " << rows << " tokens " << tokens << " row "
+                  << r << " token " << t << ": " << got << " vs " << single;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Table, DotKernelTest, ::testing::ValuesIn(table_kernels()),
                          [](const ::testing::TestParamInfo<KernelCase>& info) { return std::string(info.param.name); });
 
@@ -240,6 +273,7 @@ TEST(DotKernelTable, KernelNamesSayFormatAndInstructionSet) {
     EXPECT_TRUE(c.name.starts_with("dot_")) << c.name;
     EXPECT_TRUE(c.name.ends_with(quant::detail::name(c.isa))) << c.name;
     EXPECT_EQ(c.name[c.name.size() - quant::detail::name(c.isa).size() - 1], '_') << c.name;
+    EXPECT_EQ(c.gemm_name, "gemm_" + std::string(c.name.substr(4))) << c.name;
   }
 }
 

@@ -155,6 +155,70 @@ TEST(FusedGateUpOp, GateAndUpOfEveryTypeGiveTheSeparateMatvecsBitsAtEveryThreadC
   }
 }
 
+// A batch runs as one GEMM pass; each token's outputs must be the bits of the same op run on that
+// token alone, for every backend the CPU has, several thread counts and token counts around the
+// GEMM's tile of eight tokens.
+std::vector<Backend> runnable_backends() {
+  std::vector<Backend> backends;
+  for (const Backend b : {Backend::Scalar, Backend::Avx2, Backend::Avx512}) {
+    if (is_supported(b)) backends.push_back(b);
+  }
+  return backends;
+}
+
+template <class Op>
+void expect_batch_equals_tokens(const Op& op, std::size_t hidden, std::size_t width, const std::string& what) {
+  for (const std::size_t tokens : {2u, 9u}) {
+    const std::vector<float> x = test::normal(tokens * hidden, 40 + tokens);
+    for (const Backend backend : runnable_backends()) {
+      std::vector<float> batch(tokens * width);
+      op.run(typename Op::Input{x, tokens}, batch, backend);
+      for (std::size_t t = 0; t < tokens; ++t) {
+        std::vector<float> one(width);
+        op.run(typename Op::Input{std::span(x).subspan(t * hidden, hidden), 1}, one, backend);
+        ASSERT_TRUE(std::equal(one.begin(), one.end(), batch.begin() + static_cast<std::ptrdiff_t>(t * width)))
+            << what << " " << name(backend) << " tokens " << tokens << " token " << t;
+      }
+    }
+  }
+}
+
+TEST(FusedQKVOp, ABatchGivesEachTokenTheBitsOfAOneTokenCall) {
+  for (const QkvTypes& types : qkv_mixes()) {
+    const Qkv w(types);
+    for (const std::size_t threads : {3u}) {
+      ThreadPool pool(threads);
+      const FusedQKVOp op(w.q.view(), w.k.view(), w.v.view(), kHeads, kKvHeads, kHeadDim, pool);
+      expect_batch_equals_tokens(op, kHidden, op.q_size() + 2 * op.kv_size(),
+                                 fmt::format("{} threads {}", mix_name(types), threads));
+    }
+  }
+}
+
+TEST(FusedGateUpOp, ABatchGivesEachTokenTheBitsOfAOneTokenCall) {
+  std::vector<std::pair<TensorType, TensorType>> pairs;
+  for (const TensorType type : test::computable_types()) pairs.emplace_back(type, type);
+  pairs.emplace_back(TensorType::Q4_K, TensorType::Q6_K);
+  for (const auto& [gate_type, up_type] : pairs) {
+    const Weights gate = weight_matrix(gate_type, 301, kHidden, 6);
+    const Weights up = weight_matrix(up_type, 301, kHidden, 7);
+    for (const std::size_t threads : {1u, 3u}) {
+      ThreadPool pool(threads);
+      const FusedGateUpOp op(gate.view(), up.view(), pool);
+      expect_batch_equals_tokens(op, kHidden, 301, fmt::format("{}/{} threads {}", name(gate_type), name(up_type), threads));
+    }
+  }
+}
+
+TEST(ProjectionOp, ABatchGivesEachTokenTheBitsOfAOneTokenCall) {
+  for (const TensorType type : test::computable_types()) {
+    const Weights w = weight_matrix(type, 517, 1024, 8);
+    ThreadPool pool(2);
+    const ProjectionOp op(BrickId::OutputProjection, "wo", w.view(), pool);
+    expect_batch_equals_tokens(op, 1024, 517, std::string(name(type)));
+  }
+}
+
 TEST(FusedOps, ComputeBrickEquivalenceAgainstScalarIsCheckedAndPasses) {
   const Qkv w({TensorType::Q4_K, TensorType::Q8_0, TensorType::F16});
   const Weights gate = weight_matrix(TensorType::Q6_K, 2048, kHidden, 6);

@@ -506,8 +506,9 @@ void GgmlMatVec::compute_pooled(int n_threads) {
 
 GgmlBackendMatVec::GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows,
                                      std::size_t cols, std::span<const std::byte> weights,
-                                     bool repack)
+                                     bool repack, std::size_t tokens)
     : oracle_(oracle) {
+  if (tokens == 0) throw InvalidArgument("GgmlBackendMatVec: 0 tokens");
   if (type == GgmlType::Q8_K) throw InvalidArgument("GgmlBackendMatVec: Q8_K is not a weight type");
   require_whole_blocks(oracle, "GgmlBackendMatVec", type, rows, cols);
   const auto n_rows = static_cast<std::int64_t>(rows);
@@ -545,15 +546,15 @@ GgmlBackendMatVec::GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, st
     oracle.ggml_backend_tensor_set(a, weights.data(), 0, weights.size());
     repacked_ = std::memcmp(oracle.ggml_get_data(a), weights.data(), weights.size()) != 0;
 
-    GgmlOracle::Tensor* b =
-        oracle.ggml_new_tensor_1d(compute_context_, static_cast<int>(GgmlType::F32), n_cols);
+    GgmlOracle::Tensor* b = oracle.ggml_new_tensor_2d(compute_context_, static_cast<int>(GgmlType::F32), n_cols,
+                                                      static_cast<std::int64_t>(tokens));
     GgmlOracle::Tensor* c = oracle.ggml_mul_mat(compute_context_, a, b);
     graph_ = oracle.ggml_new_graph(compute_context_);
     oracle.ggml_build_forward_expand(graph_, c);
     compute_buffer_ = oracle.ggml_backend_alloc_ctx_tensors_from_buft(compute_context_, host);
     if (compute_buffer_ == nullptr) throw StateError("GgmlBackendMatVec: buffer allocation failed");
-    input_ = {static_cast<float*>(oracle.ggml_get_data(b)), cols};
-    output_ = {static_cast<float*>(oracle.ggml_get_data(c)), rows};
+    input_ = {static_cast<float*>(oracle.ggml_get_data(b)), cols * tokens};
+    output_ = {static_cast<float*>(oracle.ggml_get_data(c)), rows * tokens};
   } catch (...) {
     release();
     throw;

@@ -256,8 +256,9 @@ class GgmlMatVec {
 // call).
 class GgmlBackendMatVec {
  public:
+  // `tokens` input vectors at once (ggml_mul_mat with a cols x tokens input: the GEMM of a prompt).
   GgmlBackendMatVec(const GgmlOracle& oracle, GgmlType type, std::size_t rows, std::size_t cols,
-                    std::span<const std::byte> weights, bool repack);
+                    std::span<const std::byte> weights, bool repack, std::size_t tokens = 1);
   ~GgmlBackendMatVec();
   GgmlBackendMatVec(const GgmlBackendMatVec&) = delete;
   GgmlBackendMatVec& operator=(const GgmlBackendMatVec&) = delete;
@@ -265,8 +266,8 @@ class GgmlBackendMatVec {
   // Whether ggml changed the weights' layout on upload (it repacked them for its own kernels).
   bool repacked() const noexcept { return repacked_; }
   const std::string& weight_buffer_type() const noexcept { return weight_buffer_type_; }
-  std::span<float> input() noexcept { return input_; }
-  std::span<const float> output() const noexcept { return output_; }
+  std::span<float> input() noexcept { return input_; }                // tokens rows of cols values
+  std::span<const float> output() const noexcept { return output_; }  // tokens rows of rows values
 
   // Throws brick::StateError if ggml fails.
   void compute(int n_threads);

@@ -96,15 +96,20 @@ class AttentionOp : public ops::OpIdentity {
   }
 
  private:
-  void run_head(std::span<const float> q, std::size_t layer, std::size_t cells,
-                std::span<float> out, std::size_t head, Backend backend, std::size_t thread) const;
+  // Converts kv head `kv_head`'s keys and values of cells [0, cells) into the calling thread's
+  // staging buffers.
+  void stage(std::size_t layer, std::size_t kv_head, std::size_t cells, Backend backend) const;
+  // One query head of one token against the staged kv head: the token's window is cells [0, n) of
+  // the `cells` staged.
+  void run_head(std::span<const float> q, std::size_t cells, std::size_t n, std::span<float> out,
+                std::size_t head, Backend backend, std::size_t thread) const;
 
   const KvCache* cache_;
   AttentionShape shape_;
   ThreadPool* pool_;
-  // Per pool thread: one head's scores and probabilities, its rounded query and a converted row.
+  // Per pool thread: one head's scores and probabilities and its rounded query.
   struct Scratch {
-    std::vector<float> scores, probs, q, row;
+    std::vector<float> scores, probs, q;
     std::vector<std::uint16_t> half;  // F16 rounding of q or p
   };
   mutable std::vector<Scratch> scratch_;

@@ -3,7 +3,8 @@
 // computable type, mixed as model files mix them: the activation is converted once into each format
 // the matrices need (matvec.hpp) and every output row is computed in a single parallel pass over the
 // pool, instead of one conversion, one fork and one join per projection. A batch holds `tokens`
-// rows of inputs and gives as many rows of outputs.
+// rows of inputs and gives as many rows of outputs; it runs as one GEMM pass (each cache tile of
+// weight rows read once for all the tokens), with each token's bits those of a one-token call.
 //
 //   FusedQKVOp:    [Q | K | V] = [Wq; Wk; Wv] x     (grouped-query attention: K, V have n_kv_heads)
 //   FusedGateUpOp: out[i] = silu(gate_i . x) * (up_i . x)   (each thread computes both rows of its
@@ -75,6 +76,7 @@ class FusedGateUpOp : public ops::OpIdentity {
 
  private:
   void run_token(std::span<const float> x, std::span<float> out, Backend backend) const;
+  void run_batch(std::span<const float> x, std::size_t tokens, std::span<float> out, Backend backend) const;
 
   WeightMatrix gate_, up_;
   ThreadPool* pool_;

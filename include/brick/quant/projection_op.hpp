@@ -1,8 +1,8 @@
 #pragma once
 // Bricks over a weight matrix of any computable type (weight_matrix.hpp):
 //
-//   ProjectionOp: y = W x for one token or a batch, each token as matvec() computes it (the output
-//                 projection, the down projection, the LM head).
+//   ProjectionOp: y = W x for one token or a batch (the output projection, the down projection, the
+//                 LM head); a batch is one GEMM pass, each token with the bits matvec() gives it.
 //   EmbeddingOp:  the rows of W named by token ids, as floats (the token embedding lookup).
 //
 // Both view their weights (and the projection its pool); the caller keeps them alive.

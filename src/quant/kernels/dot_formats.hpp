@@ -1,7 +1,7 @@
 #pragma once
 // The weight formats Brick computes with, as the dot kernels see them: each pairs a weight block
 // with the activation block llama.cpp's CPU mat-vec converts x into for that weight type (its
-// vec_dot_type), and fixes the signatures of the format's three kernel shapes. A "block" of F32,
+// vec_dot_type), and fixes the signatures of the format's four kernel shapes. A "block" of F32,
 // F16 and BF16 rows is one value. Types and constants only: the per-ISA translation units include
 // this header, so nothing here may compile to code.
 #include <cstddef>
@@ -37,6 +37,11 @@ struct DotFormat {
   // row kernel's bits on each row.
   using FourRuns = void (*)(const Weight* const (&starts)[4], std::size_t count, const Activation* x,
                             std::size_t blocks, float* const (&out)[4]) noexcept;
+  // The GEMM of prompts: out[t * out_stride + r] = row r . x_t for `rows` rows laid end to end from
+  // w and `tokens` activations of `blocks` blocks laid end to end from x: the row kernel's bits on
+  // each (row, token).
+  using Tokens = void (*)(const Weight* w, std::size_t rows, const Activation* x, std::size_t tokens,
+                          std::size_t blocks, float* out, std::size_t out_stride) noexcept;
 };
 
 using F32Format = DotFormat<TensorType::F32, float, ActivationType::F32, float, 1>;

@@ -145,6 +145,36 @@ inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t row
   for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
 }
 
+// The GEMM's micro-kernel: out[t * out_stride + r] = row r . x_t for `rows` rows of `blocks` blocks
+// laid end to end from w and `tokens` activations laid end to end from x. Each group of four
+// blocks of a row is unpacked once (dot.unpack_group) and paired with up to kGemmTokens tokens
+// (dot.group): the unpacking, the weight loads and the scale arrangement are shared, and each
+// (row, token) gets dot_one_row's float operations in the same order, so the mat-vec's bits.
+inline constexpr std::size_t kGemmTokens = 8;
+
+template <class Block, class Dot>
+inline void dot_tokens(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
+                       std::size_t blocks, float* out, std::size_t out_stride) {
+  for (std::size_t first = 0; first < tokens; first += kGemmTokens) {
+    const std::size_t n = tokens - first < kGemmTokens ? tokens - first : kGemmTokens;
+    const BlockQ8K* const xs = x + first * blocks;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const Block* const row = w + r * blocks;
+      __m128 acc[kGemmTokens];
+      for (std::size_t i = 0; i < n; ++i) acc[i] = _mm_setzero_ps();
+      std::size_t b = 0;
+      for (; b + 4 <= blocks; b += 4) {
+        const auto group = dot.unpack_group(row + b);
+        for (std::size_t i = 0; i < n; ++i) acc[i] = dot.group(group, xs + i * blocks + b, acc[i]);
+      }
+      for (; b < blocks; ++b) {
+        for (std::size_t i = 0; i < n; ++i) acc[i] = _mm_add_ss(acc[i], _mm_set_ss(dot.tail(row[b], xs[i * blocks + b])));
+      }
+      for (std::size_t i = 0; i < n; ++i) out[(first + i) * out_stride + r] = horizontal_sum(acc[i]);
+    }
+  }
+}
+
 inline float fp16_scalar(std::uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
 
 inline __m128 activation_scales(const BlockQ8K* x4) { return _mm_set_ps(x4[3].d, x4[2].d, x4[1].d, x4[0].d); }
@@ -258,12 +288,19 @@ inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
   return _mm512_ternarylogic_epi32(b, a, low_nibble, 0xD8);  // c ? a : b, bit by bit
 }
 
-// The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
+// The weight side of one Q6_K block, unpacked: its unsigned quants and scales as block_sum pairs
+// them with an activation. The GEMM unpacks a block once for all its tokens.
+struct Q6KUnpacked {
+  __m512i q[4];
+  __m512i scales[2];  // with VNNI the packed-arranged scales of vectors 0+1 and 2+3, else [0] arranged
+  __m256i offset_scales;  // -32 * sc_j as int16
+};
+
 template <Avx512Level kLevel>
-inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KConstants& k) {
+inline Q6KUnpacked unpack(const BlockQ6K& w, const Q6KConstants& k) {
+  Q6KUnpacked u;
   // The quants first and the scales (at the end of the block) last: a block is read in address
   // order, which keeps the hardware prefetchers streaming when the weights come from DRAM.
-  __m512i q[4];
   for (int half = 0; half < 2; ++half) {
     // One 64-byte load, across two cache lines nearly always (blocks are 210 bytes). Two 32-byte
     // loads and an insert ran no faster from DRAM and slower from cache since the multi-row kernels
@@ -282,30 +319,45 @@ inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KC
       high_bits[0] = _mm512_sllv_epi16(qh, k.shift_low_values);
       high_bits[1] = _mm512_srlv_epi16(qh, k.shift_high_values);
     }
-    q[2 * half] = merge_nibbles(ql, high_bits[0], k.low_nibble);
-    q[2 * half + 1] = merge_nibbles(_mm512_srli_epi16(ql, 4), high_bits[1], k.low_nibble);
+    u.q[2 * half] = merge_nibbles(ql, high_bits[0], k.low_nibble);
+    u.q[2 * half + 1] = merge_nibbles(_mm512_srli_epi16(ql, 4), high_bits[1], k.low_nibble);
   }
   const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
-  // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
-  const __m512i offset =
-      _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32)), y.bsums));
+  u.offset_scales = _mm256_mullo_epi16(scales16, _mm256_set1_epi16(-32));
   if constexpr (kLevel != Avx512Level::Bw) {
-    const __m512i first = _mm512_dpwssd_epi32(
-        offset, packed_dots<kLevel>(q[0], y.qs[0], q[1], y.qs[1]),
-        _mm512_permutexvar_epi16(k.packed_arrange[0], _mm512_castsi256_si512(scales16)));
-    return _mm512_dpwssd_epi32(
-        first, packed_dots<kLevel>(q[2], y.qs[2], q[3], y.qs[3]),
-        _mm512_permutexvar_epi16(k.packed_arrange[1], _mm512_castsi256_si512(scales16)));
+    for (int pair = 0; pair < 2; ++pair) {
+      u.scales[pair] = _mm512_permutexvar_epi16(k.packed_arrange[pair], _mm512_castsi256_si512(scales16));
+    }
   } else {
-    const __m512i scales = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
+    u.scales[0] = _mm512_permutexvar_epi16(k.arrange, _mm512_castsi256_si512(scales16));
+    u.scales[1] = u.scales[0];
+  }
+  return u;
+}
+
+// The block's integer sum sum_j sc_j * (q - 32) . y, spread over 16 int32 lanes.
+template <Avx512Level kLevel>
+inline __m512i block_sum(const Q6KUnpacked& u, const ActivationBlock& y, const Q6KConstants& k) {
+  // -32 * sum_j sc_j * bsum_j, in int32 lanes 0-7.
+  const __m512i offset = _mm512_zextsi256_si512(_mm256_madd_epi16(u.offset_scales, y.bsums));
+  if constexpr (kLevel != Avx512Level::Bw) {
+    const __m512i first =
+        _mm512_dpwssd_epi32(offset, packed_dots<kLevel>(u.q[0], y.qs[0], u.q[1], y.qs[1]), u.scales[0]);
+    return _mm512_dpwssd_epi32(first, packed_dots<kLevel>(u.q[2], y.qs[2], u.q[3], y.qs[3]), u.scales[1]);
+  } else {
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
     __m512i sums[2] = {offset, _mm512_setzero_si512()};
     for (int v = 0; v < 4; ++v) {
-      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(q[v], y.qs[v]),
-                                      _mm512_shuffle_epi8(scales, k.pick[v]));
+      sums[v % 2] = accumulate_scaled(sums[v % 2], _mm512_maddubs_epi16(u.q[v], y.qs[v]),
+                                      _mm512_shuffle_epi8(u.scales[0], k.pick[v]));
     }
     return _mm512_add_epi32(sums[0], sums[1]);
   }
+}
+
+template <Avx512Level kLevel>
+inline __m512i block_sum(const BlockQ6K& w, const ActivationBlock& y, const Q6KConstants& k) {
+  return block_sum<kLevel>(unpack<kLevel>(w, k), y, k);
 }
 
 // The four blocks' totals of four 16-lane integer sums, exactly.
@@ -340,6 +392,27 @@ struct Q6KDot {
     const __m512i sum3 = block_sum<kLevel>(w4[3], ActivationBlock(x4[3]), k);
     return _mm_fmadd_ps(_mm_mul_ps(q6k_scales(FourBlocks<BlockQ6K>::consecutive(w4)), activation_scales(x4)),
                         _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)), acc);
+  }
+
+  // The weight side of group(), unpacked once and paired with many activations by group(Group, ...)
+  // with the same float operations, so each token gets group()'s bits.
+  struct Group {
+    Q6KUnpacked blocks[4];
+    __m128 d;
+  };
+  Group unpack_group(const BlockQ6K* w4) const {
+    Group g;
+    for (int j = 0; j < 4; ++j) g.blocks[j] = unpack<kLevel>(w4[j], k);
+    g.d = q6k_scales(FourBlocks<BlockQ6K>::consecutive(w4));
+    return g;
+  }
+  __m128 group(const Group& g, const BlockQ8K* x4, __m128 acc) const {
+    const __m512i sum0 = block_sum<kLevel>(g.blocks[0], ActivationBlock(x4[0]), k);
+    const __m512i sum1 = block_sum<kLevel>(g.blocks[1], ActivationBlock(x4[1]), k);
+    const __m512i sum2 = block_sum<kLevel>(g.blocks[2], ActivationBlock(x4[2]), k);
+    const __m512i sum3 = block_sum<kLevel>(g.blocks[3], ActivationBlock(x4[3]), k);
+    return _mm_fmadd_ps(_mm_mul_ps(g.d, activation_scales(x4)), _mm_cvtepi32_ps(block_totals(sum0, sum1, sum2, sum3)),
+                        acc);
   }
 
   // One block of four rows, sharing x's loads: lane r holds row r's d * x.d and integer total.
@@ -489,11 +562,19 @@ inline __m128i min_totals(__m256i ab, __m256i cd) {
   return _mm_unpacklo_epi32(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
 }
 
-// 16 lanes adding up to sum_j sc_j * q_j . y_j, with y in the order of kLayout's quants and the
-// block's scales those of a scale pair's first (kSecond = 0) or second (1) block.
+// The weight side of one Q4_K or Q5_K block, unpacked: its quants (in kLayout's order) and its
+// scales as scaled_sum pairs them with an activation. The GEMM unpacks a block once for all its
+// tokens.
+struct ScaleMinUnpacked {
+  __m512i q[4];
+  __m512i scales[2];  // with VNNI the packed-arranged scales of vectors 0+1 and 2+3, else [0] arranged
+};
+
+// The block's quants and its scales, those of a scale pair's first (kSecond = 0) or second (1) block.
 template <Avx512Level kLevel, Q5KLayout kLayout, int kSecond, class Block>
-inline __m512i scaled_sum(const Block& w, const ActivationBlock& y, __m512i scales16, const Q5KConstants<kLayout>& k) {
+inline ScaleMinUnpacked unpack(const Block& w, __m512i scales16, const Q5KConstants<kLayout>& k) {
   constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K>;
+  ScaleMinUnpacked u;
   // The nibbles of vector v in bits 0-3 of each byte, whatever is above them.
   __m512i nibbles[4];
   for (int c = 0; c < 4; ++c) {
@@ -505,40 +586,66 @@ inline __m512i scaled_sum(const Block& w, const ActivationBlock& y, __m512i scal
       nibbles[c + 1] = _mm512_srli_epi16(nibbles[c], 4);
     }
   }
-  __m512i q[4];
   if constexpr (!kFifthBit) {
-    for (int v = 0; v < 4; ++v) q[v] = _mm512_and_si512(nibbles[v], k.low_nibble);
+    for (int v = 0; v < 4; ++v) u.q[v] = _mm512_and_si512(nibbles[v], k.low_nibble);
   } else {
     const __m512i qh = load_twice(w.qh);
     for (int v = 0; v < 4; ++v) {
       if constexpr (kLevel == Avx512Level::VnniGfni) {
-        q[v] = merge_nibbles(nibbles[v], move_bits<kLevel>(qh, k.fifth_bit_to_4[v]), k.low_nibble);
+        u.q[v] = merge_nibbles(nibbles[v], move_bits<kLevel>(qh, k.fifth_bit_to_4[v]), k.low_nibble);
       } else {
         const __m512i low_nibbles = _mm512_and_si512(nibbles[v], k.low_nibble);
         const __mmask64 has_fifth_bit = _mm512_test_epi8_mask(qh, k.fifth_bit[v]);
-        q[v] = _mm512_mask_add_epi8(low_nibbles, has_fifth_bit, low_nibbles, k.sixteen);
+        u.q[v] = _mm512_mask_add_epi8(low_nibbles, has_fifth_bit, low_nibbles, k.sixteen);
       }
     }
   }
+  if constexpr (kLevel != Avx512Level::Bw) {
+    for (int pair = 0; pair < 2; ++pair) {
+      u.scales[pair] = _mm512_permutexvar_epi16(k.packed_arrange[kSecond][pair], scales16);
+    }
+  } else {
+    u.scales[0] = _mm512_permutexvar_epi16(k.arrange[kSecond], scales16);
+    u.scales[1] = u.scales[0];
+  }
+  return u;
+}
+
+// 16 lanes adding up to sum_j sc_j * q_j . y_j, with y in the order of the unpacked quants.
+template <Avx512Level kLevel, Q5KLayout kLayout>
+inline __m512i scaled_sum(const ScaleMinUnpacked& u, const ActivationBlock& y, const Q5KConstants<kLayout>& k) {
   __m512i sum;
   if constexpr (kLevel != Avx512Level::Bw) {
     sum = _mm512_setzero_si512();
     for (int pair = 0; pair < 2; ++pair) {
       sum = _mm512_dpwssd_epi32(
-          sum, packed_dots<kLevel>(q[2 * pair], y.qs[2 * pair], q[2 * pair + 1], y.qs[2 * pair + 1]),
-          _mm512_permutexvar_epi16(k.packed_arrange[kSecond][pair], scales16));
+          sum, packed_dots<kLevel>(u.q[2 * pair], y.qs[2 * pair], u.q[2 * pair + 1], y.qs[2 * pair + 1]),
+          u.scales[pair]);
     }
   } else {
-    const __m512i scales = _mm512_permutexvar_epi16(k.arrange[kSecond], scales16);
     // Two accumulators: the chain of dependent vpmaddwd + vpaddd is half as long.
     __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int c = 0; c < 4; ++c) {
-      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(q[c], y.qs[c]),
-                                      _mm512_shuffle_epi8(scales, k.pick[c]));
+      sums[c % 2] = accumulate_scaled(sums[c % 2], _mm512_maddubs_epi16(u.q[c], y.qs[c]),
+                                      _mm512_shuffle_epi8(u.scales[0], k.pick[c]));
     }
     sum = _mm512_add_epi32(sums[0], sums[1]);
   }
   return sum;
+}
+
+template <Avx512Level kLevel, Q5KLayout kLayout, int kSecond, class Block>
+inline __m512i scaled_sum(const Block& w, const ActivationBlock& y, __m512i scales16, const Q5KConstants<kLayout>& k) {
+  return scaled_sum<kLevel>(unpack<kLevel, kLayout, kSecond>(w, scales16, k), y, k);
+}
+
+// The d and dmin of four blocks, adjacent in each: one dword per block, [d0, dmin0, d1, dmin1, ...].
+template <class Block>
+inline __m128i d_dmin_words(const FourBlocks<Block>& w) {
+  __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
+  d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[1].d), 1);
+  d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2].d), 2);
+  return _mm_insert_epi32(d_dmin, load_dword(&w[3].d), 3);
 }
 
 // Q4_K and Q5_K, which share everything but the fifth quant bit.
@@ -564,12 +671,8 @@ struct ScaleMinDot {
   };
   Terms terms(const FourBlocks<Block>& w, __m128 xd, __m512i s0, __m512i s1, __m512i s2, __m512i s3,
               const Q5KScalePair& p01, const Q5KScalePair& p23) const {
-    // d and dmin are adjacent: one dword per block, then [d0..d3 | dmin0..dmin3] for one conversion.
-    __m128i d_dmin = _mm_cvtsi32_si128(load_dword(&w[0].d));
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[1].d), 1);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[2].d), 2);
-    d_dmin = _mm_insert_epi32(d_dmin, load_dword(&w[3].d), 3);
-    const __m256 scales = _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin, k.split_d_dmin)), _mm256_set_m128(xd, xd));
+    const __m256 scales =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin_words(w), k.split_d_dmin)), _mm256_set_m128(xd, xd));
     return {_mm256_castps256_ps128(scales), _mm256_extractf128_ps(scales, 1),
             _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins))};
   }
@@ -587,6 +690,46 @@ struct ScaleMinDot {
     const __m512i s2 = scaled_sum<kLevel, Q5KLayout::Chunks, 0>(w4[2], y2, p23.scales16, k);
     const __m512i s3 = scaled_sum<kLevel, Q5KLayout::Chunks, 1>(w4[3], y3, p23.scales16, k);
     return terms(FourBlocks<Block>::consecutive(w4), activation_scales(x4), s0, s1, s2, s3, p01, p23).accumulate(acc);
+  }
+
+  // The weight side of group(), unpacked once and paired with many activations by group(Group, ...)
+  // with the same float operations, so each token gets group()'s bits.
+  struct Group {
+    ScaleMinUnpacked blocks[4];
+    __m256i mins16[2];  // the mins of blocks 0 and 1, of blocks 2 and 3, as scale_pair widens them
+    __m256 d_dmin;      // [d0..d3 | dmin0..dmin3]
+  };
+  Group unpack_group(const Block* w4) const {
+    Group g;
+    const __m256i zero = _mm256_setzero_si256();
+    for (int pair = 0; pair < 2; ++pair) {
+      const Block& first = w4[2 * pair];
+      const Block& second = w4[2 * pair + 1];
+      const __m256i scales_mins = unpack_scales_mins(first, second, k.scale_constants);
+      const __m512i scales16 = _mm512_castsi256_si512(_mm256_unpacklo_epi8(scales_mins, zero));
+      g.mins16[pair] = _mm256_unpackhi_epi8(scales_mins, zero);
+      g.blocks[2 * pair] = unpack<kLevel, Q5KLayout::Chunks, 0>(first, scales16, k);
+      g.blocks[2 * pair + 1] = unpack<kLevel, Q5KLayout::Chunks, 1>(second, scales16, k);
+    }
+    g.d_dmin = _mm256_cvtph_ps(_mm_shuffle_epi8(d_dmin_words(FourBlocks<Block>::consecutive(w4)), k.split_d_dmin));
+    return g;
+  }
+  __m128 group(const Group& g, const BlockQ8K* x4, __m128 acc) const {
+    const ActivationBlock y0(x4[0]);
+    const ActivationBlock y1(x4[1]);
+    const ActivationBlock y2(x4[2]);
+    const ActivationBlock y3(x4[3]);
+    const __m256i mins01 = _mm256_madd_epi16(g.mins16[0], _mm256_set_m128i(sub_block_sums(y1), sub_block_sums(y0)));
+    const __m256i mins23 = _mm256_madd_epi16(g.mins16[1], _mm256_set_m128i(sub_block_sums(y3), sub_block_sums(y2)));
+    const __m512i s0 = scaled_sum<kLevel>(g.blocks[0], y0, k);
+    const __m512i s1 = scaled_sum<kLevel>(g.blocks[1], y1, k);
+    const __m512i s2 = scaled_sum<kLevel>(g.blocks[2], y2, k);
+    const __m512i s3 = scaled_sum<kLevel>(g.blocks[3], y3, k);
+    const __m128 xd = activation_scales(x4);
+    const __m256 scales = _mm256_mul_ps(g.d_dmin, _mm256_set_m128(xd, xd));
+    const Terms t{_mm256_castps256_ps128(scales), _mm256_extractf128_ps(scales, 1),
+                  _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), _mm_cvtepi32_ps(min_totals(mins01, mins23))};
+    return t.accumulate(acc);
   }
 
   // One block of four rows, sharing x's loads.

@@ -18,4 +18,9 @@ void dot_q4k_q8k_four_runs_avx512(const BlockQ4K* const (&starts)[4], std::size_
   dot_four_runs(Q4KDot<Avx512Level::Bw>{}, starts, count, x, blocks, out);
 }
 
+void gemm_q4k_q8k_avx512(const BlockQ4K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
+                       float* out, std::size_t out_stride) noexcept {
+  dot_tokens(Q4KDot<Avx512Level::Bw>{}, w, rows, x, tokens, blocks, out, out_stride);
+}
+
 }  // namespace brick::quant::kernels

@@ -18,4 +18,9 @@ void dot_q6k_q8k_four_runs_avx512vnni(const BlockQ6K* const (&starts)[4], std::s
   dot_four_runs(Q6KDot<Avx512Level::Vnni>{}, starts, count, x, blocks, out);
 }
 
+void gemm_q6k_q8k_avx512vnni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
+                       float* out, std::size_t out_stride) noexcept {
+  dot_tokens(Q6KDot<Avx512Level::Vnni>{}, w, rows, x, tokens, blocks, out, out_stride);
+}
+
 }  // namespace brick::quant::kernels

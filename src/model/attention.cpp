@@ -119,45 +119,53 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
   return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
 
-namespace {
-
-// One kv head's keys and values over the cells of a call, as floats: K row-major (a cell's d values
-// together), V transposed (a value index's cells together, `cells` apart), so that the scores and
-// the weighted sum of every query head of the group are two mat-vecs. Per pool thread, shared by
-// the layers (they run one after another) and grown to the longest context seen.
-struct StagedHead {
-  std::vector<float> k, vt, row;
+// Every kv head's keys and values over the cells of a call, as floats: K by kv head, a cell's d
+// values together; V by kv head and transposed, a value index's cells together (`cells` apart);
+// so that the scores and the weighted sum of every query head are two mat-vecs. Filled at the
+// start of each call, on the calling thread's buffers (the layers run one after another) grown to
+// the longest context seen.
+struct AttentionOp::Staged {
+  std::vector<float> k, vt;
 };
 
-StagedHead& staged_head() {
-  thread_local StagedHead staged;
-  return staged;
+AttentionOp::Staged& AttentionOp::calling_thread_staged() {
+  thread_local Staged buffers;
+  return buffers;
 }
 
-}  // namespace
-
-void AttentionOp::stage(std::size_t layer, std::size_t kv_head, std::size_t cells, Backend backend) const {
+void AttentionOp::stage(std::size_t layer, Range cells, std::size_t n_cells, Backend backend) const {
   const std::size_t d = shape_.head_dim;
-  const std::size_t offset = kv_head * d;
-  StagedHead& staged = staged_head();
-  if (staged.k.size() < cells * d) {
-    staged.k.resize(cells * d);
-    staged.vt.resize(cells * d);
-  }
-  staged.row.resize(d);
-  for (std::size_t c = 0; c < cells; ++c) {
-    const auto index = static_cast<CellIndex>(c);
-    const std::span<float> k(staged.k.data() + c * d, d);
-    if (is_f16(*cache_)) {
-      quant::fp16_to_fp32_row(cache_->key_row<std::uint16_t>(layer, index).subspan(offset, d), k, backend);
-      quant::fp16_to_fp32_row(cache_->value_row<std::uint16_t>(layer, index).subspan(offset, d), staged.row, backend);
-    } else {
-      const auto key = cache_->key_row<float>(layer, index).subspan(offset, d);
-      const auto value = cache_->value_row<float>(layer, index).subspan(offset, d);
-      std::copy(key.begin(), key.end(), k.begin());
-      std::copy(value.begin(), value.end(), staged.row.begin());
+  const std::size_t width = cache_->shape().row_elements();  // every kv head's values of a cell
+  const std::size_t count = cells.size();
+  // The cells' rows read in one sequential pass (a cell's K row, then the next cell's, ...) into the
+  // worker's buffer, then spread out by kv head.
+  thread_local std::vector<float> rows;
+  rows.resize(count * width);
+  Staged& out = *staged_;
+  const auto spread = [&](bool key) {
+    for (std::size_t c = 0; c < count; ++c) {
+      const float* row = rows.data() + c * width;
+      const std::size_t cell = cells.begin + c;
+      for (std::size_t h = 0; h < shape_.n_kv_head; ++h) {
+        if (key) {
+          std::copy_n(row + h * d, d, out.k.begin() + static_cast<std::ptrdiff_t>((h * n_cells + cell) * d));
+        } else {
+          float* vt = out.vt.data() + h * d * n_cells + cell;
+          for (std::size_t i = 0; i < d; ++i) vt[i * n_cells] = row[h * d + i];
+        }
+      }
     }
-    for (std::size_t i = 0; i < d; ++i) staged.vt[i * cells + c] = staged.row[i];
+  };
+  for (const bool key : {true, false}) {
+    const std::size_t first = cells.begin * width;
+    if (is_f16(*cache_)) {
+      const auto half = key ? cache_->keys<std::uint16_t>(layer) : cache_->values<std::uint16_t>(layer);
+      quant::fp16_to_fp32_row(half.subspan(first, count * width), rows, backend);
+    } else {
+      const auto full = key ? cache_->keys<float>(layer) : cache_->values<float>(layer);
+      std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(first), count * width, rows.begin());
+    }
+    spread(key);
   }
 }
 
@@ -175,20 +183,24 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
   }
   const std::size_t stride = input.q.size() / tokens;
   const std::size_t group = shape_.n_head / shape_.n_kv_head;
+  Staged& buffers = calling_thread_staged();
+  const std::size_t staged_values = shape_.n_kv_head * input.cells * shape_.head_dim;
+  if (buffers.k.size() < staged_values) {
+    buffers.k.resize(staged_values);
+    buffers.vt.resize(staged_values);
+  }
+  staged_ = &buffers;
+  pool_->parallel_for(input.cells, [&](Range cells, std::size_t) {
+    if (!cells.empty()) stage(input.layer, cells, input.cells, backend);
+  });
   // Pieces of work: a kv head and a chunk of tokens (all the heads of its group), or for a single
-  // token a kv head and one of its query heads. Each thread stages a kv head once for the pieces of
-  // its range that share it (balance211 ranges are contiguous).
+  // token a kv head and one of its query heads.
   constexpr std::size_t kTokensPerPiece = 16;
   const std::size_t chunks = tokens == 1 ? group : (tokens + kTokensPerPiece - 1) / kTokensPerPiece;
   pool_->parallel_for(shape_.n_kv_head * chunks, [&](Range range, std::size_t slot) {
-    std::size_t staged = shape_.n_kv_head;  // none yet
     for (std::size_t i = range.begin; i < range.end; ++i) {
       const std::size_t kv_head = i / chunks;
       const std::size_t chunk = i % chunks;
-      if (kv_head != staged) {
-        stage(input.layer, kv_head, input.cells, backend);
-        staged = kv_head;
-      }
       const std::size_t first = tokens == 1 ? 0 : chunk * kTokensPerPiece;
       const std::size_t last = tokens == 1 ? 1 : std::min(tokens, first + kTokensPerPiece);
       const std::size_t first_head = kv_head * group + (tokens == 1 ? chunk : 0);
@@ -208,7 +220,9 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, st
                            std::size_t thread) const {
   const std::size_t d = shape_.head_dim;
   Scratch& s = scratch_[thread];
-  const StagedHead& staged = staged_head();
+  const std::size_t kv_head = head / (shape_.n_head / shape_.n_kv_head);
+  const std::span<const float> k = std::span(staged_->k).subspan(kv_head * cells * d, n * d);
+  const std::span<const float> vt = std::span(staged_->vt).subspan(kv_head * cells * d, d * cells);
   const std::span<float> q(s.q);
   std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
   const bool f16 = is_f16(*cache_);
@@ -217,13 +231,13 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, st
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const std::span<float> scores = std::span(s.scores).first(n);
   const std::span<float> probs = std::span(s.probs).first(cells);
-  ops::matvec(std::span(staged.k).first(n * d), n, d, q, scores, backend);
+  ops::matvec(k, n, d, q, scores, backend);
   for (float& score : scores) score *= scale;
   ops::softmax(scores, probs.first(n), backend);
   if (f16) round_to_f16(probs.first(n), std::span(s.half).first(n), backend);
   // The cells past the token's window weigh 0, as under llama.cpp's causal mask.
   std::fill(probs.begin() + static_cast<std::ptrdiff_t>(n), probs.end(), 0.0f);
-  ops::matvec(std::span(staged.vt).first(d * cells), d, cells, probs, out.subspan(head * d, d), backend);
+  ops::matvec(vt, d, cells, probs, out.subspan(head * d, d), backend);
 }
 
 }  // namespace brick::model

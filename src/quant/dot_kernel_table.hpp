@@ -3,6 +3,7 @@
 // kernels/dot_kernel_list.hpp with its instruction set, names and four shapes, and how a backend
 // picks one. Dispatch (matvec, the fused ops, the public dot functions), the tests and the
 // benchmarks all go through it; it is private to the library and its own tests and benchmarks.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -59,11 +60,20 @@ void four_rows_calls(const typename Format::Weight* const (&starts)[4], std::siz
   for (std::size_t r = 0; r < 4; ++r) kRows(starts[r], count, x, blocks, out[r]);
 }
 
-// The GEMM of a format whose kernel file has none: the rows kernel once per token.
+// The GEMM of a format whose kernel file has none: the rows kernel once per token, on cache tiles
+// of about kGemmTileBytes of rows, each read from memory once for all the tokens.
+inline constexpr std::size_t kGemmTileBytes = 256 * 1024;
+
 template <class Format, auto kRows>
 void each_token(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
                 std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept {
-  for (std::size_t t = 0; t < tokens; ++t) kRows(w, rows, x + t * blocks, blocks, out + t * out_stride);
+  const std::size_t tile = std::max<std::size_t>(1, kGemmTileBytes / (blocks * sizeof(typename Format::Weight)));
+  for (std::size_t first = 0; first < rows; first += tile) {
+    const std::size_t count = std::min(tile, rows - first);
+    for (std::size_t t = 0; t < tokens; ++t) {
+      kRows(w + first * blocks, count, x + t * blocks, blocks, out + t * out_stride + first);
+    }
+  }
 }
 
 // The ops room's f32 mat-vec as a rows kernel.

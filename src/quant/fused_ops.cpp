@@ -111,21 +111,20 @@ void FusedGateUpOp::run_batch(std::span<const float> x, std::size_t tokens, std:
   scope.set_work(width * tokens, 4.0 * static_cast<double>(width * hidden() * tokens),
                  detail::pass_bytes(sources, hidden(), tokens));
   pool_->parallel_for(width, [&](Range range, std::size_t) {
-    // A cache tile of gate rows and the same up rows at a time, for every token, into the thread's
-    // buffers; only the activated products reach `out`.
-    thread_local std::vector<float> gate_values;
+    // A tile of rows at a time: the gate rows' dot products straight into `out`, the up rows' into
+    // the thread's buffer, then out = silu(gate) * up over the tile. Tiles of 1024 rows keep the
+    // buffer at 4 KiB per token while each kernel call covers enough rows to repay its set-up.
+    constexpr std::size_t kTileRows = 1024;
     thread_local std::vector<float> up_values;
-    const std::size_t tile = std::max<std::size_t>(1, detail::kGemmTileBytes / (2 * sources[0].row_bytes));
-    gate_values.resize(tokens * tile);
-    up_values.resize(tokens * tile);
-    for (std::size_t row = range.begin; row < range.end; row += tile) {
-      const std::size_t count = std::min(tile, range.end - row);
-      sources[0].tokens_call(sources[0], row, count, xq, tokens, gate_values.data(), count);
+    up_values.resize(tokens * std::min(kTileRows, range.size()));
+    for (std::size_t row = range.begin; row < range.end; row += kTileRows) {
+      const std::size_t count = std::min(kTileRows, range.end - row);
+      sources[0].tokens_call(sources[0], row, count, xq, tokens, out.data() + row, width);
       sources[1].tokens_call(sources[1], row, count, xq, tokens, up_values.data(), count);
       for (std::size_t t = 0; t < tokens; ++t) {
-        for (std::size_t i = 0; i < count; ++i) {
-          out[t * width + row + i] = silu(gate_values[t * count + i]) * up_values[t * count + i];
-        }
+        float* const gate = out.data() + t * width + row;
+        const float* const up = up_values.data() + t * count;
+        for (std::size_t i = 0; i < count; ++i) gate[i] = silu(gate[i]) * up[i];
       }
     }
   });

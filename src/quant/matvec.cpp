@@ -247,10 +247,7 @@ void dot_rows_tokens(std::span<const RowSource> sources, const Activations& x, s
   for (const RowSource& source : sources) {
     const std::size_t begin = std::max(range.begin, first_row);
     const std::size_t end = std::min(range.end, first_row + source.rows);
-    const std::size_t tile = std::max<std::size_t>(1, kGemmTileBytes / source.row_bytes);
-    for (std::size_t row = begin; row < end; row += tile) {
-      source.tokens_call(source, row - first_row, std::min(tile, end - row), x, tokens, out + row, out_stride);
-    }
+    if (begin < end) source.tokens_call(source, begin - first_row, end - begin, x, tokens, out + begin, out_stride);
     first_row += source.rows;
   }
 }

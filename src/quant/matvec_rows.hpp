@@ -88,9 +88,7 @@ void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_
 
 // The GEMM of a batch: out[t * out_stride + r] = row r . token t of x for the global rows
 // [range.begin, range.end) of `sources` laid end to end and the `tokens` tokens of x (each
-// activation format holding the tokens end to end). The rows go in cache tiles of about
-// kGemmTileBytes, each read from memory once for all the tokens.
-inline constexpr std::size_t kGemmTileBytes = 128 * 1024;
+// activation format holding the tokens end to end): one GEMM kernel call per source.
 void dot_rows_tokens(std::span<const RowSource> sources, const Activations& x, std::size_t tokens, Range range,
                      float* out, std::size_t out_stride) noexcept;
 

@@ -96,10 +96,10 @@ class AttentionOp : public ops::OpIdentity {
   }
 
  private:
-  // Converts kv head `kv_head`'s keys and values of cells [0, cells) into the calling thread's
-  // staging buffers.
-  void stage(std::size_t layer, std::size_t kv_head, std::size_t cells, Backend backend) const;
-  // One query head of one token against the staged kv head: the token's window is cells [0, n) of
+  // Converts the keys and values of `cells` (of the n_cells of this call) into the staging buffers,
+  // by kv head.
+  void stage(std::size_t layer, Range cells, std::size_t n_cells, Backend backend) const;
+  // One query head of one token against its staged kv head: the token's window is cells [0, n) of
   // the `cells` staged.
   void run_head(std::span<const float> q, std::size_t cells, std::size_t n, std::span<float> out,
                 std::size_t head, Backend backend, std::size_t thread) const;
@@ -113,6 +113,9 @@ class AttentionOp : public ops::OpIdentity {
     std::vector<std::uint16_t> half;  // F16 rounding of q or p
   };
   mutable std::vector<Scratch> scratch_;
+  struct Staged;
+  static Staged& calling_thread_staged();
+  mutable Staged* staged_ = nullptr;  // the calling thread's staging buffers, set per run
 };
 
 static_assert(BrickOp<KvWriteOp>);

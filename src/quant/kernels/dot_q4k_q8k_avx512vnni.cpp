@@ -1,6 +1,7 @@
 // Q4_K·Q8_K with AVX-512 F/BW + VNNI; the kernel itself is in dot_kquant_avx512_impl.hpp.
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_kquant_avx512_impl.hpp"
+#include "quant/kernels/dot_kquant_gemm_avx512_impl.hpp"
 
 namespace brick::quant::kernels {
 
@@ -19,8 +20,8 @@ void dot_q4k_q8k_four_runs_avx512vnni(const BlockQ4K* const (&starts)[4], std::s
 }
 
 void gemm_q4k_q8k_avx512vnni(const BlockQ4K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
-                       float* out, std::size_t out_stride) noexcept {
-  dot_tokens(Q4KDot<Avx512Level::Vnni>{}, w, rows, x, tokens, blocks, out, out_stride);
+                             float* out, std::size_t out_stride) noexcept {
+  dot_tokens_in_lanes(Q4KDot<Avx512Level::Vnni>{}, w, rows, x, tokens, blocks, out, out_stride);
 }
 
 }  // namespace brick::quant::kernels

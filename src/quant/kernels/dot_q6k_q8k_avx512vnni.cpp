@@ -1,6 +1,7 @@
 // Q6_K·Q8_K with AVX-512 F/BW + VNNI; the kernel itself is in dot_kquant_avx512_impl.hpp.
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_kquant_avx512_impl.hpp"
+#include "quant/kernels/dot_kquant_gemm_avx512_impl.hpp"
 
 namespace brick::quant::kernels {
 
@@ -19,8 +20,8 @@ void dot_q6k_q8k_four_runs_avx512vnni(const BlockQ6K* const (&starts)[4], std::s
 }
 
 void gemm_q6k_q8k_avx512vnni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
-                       float* out, std::size_t out_stride) noexcept {
-  dot_tokens(Q6KDot<Avx512Level::Vnni>{}, w, rows, x, tokens, blocks, out, out_stride);
+                             float* out, std::size_t out_stride) noexcept {
+  dot_tokens_in_lanes(Q6KDot<Avx512Level::Vnni>{}, w, rows, x, tokens, blocks, out, out_stride);
 }
 
 }  // namespace brick::quant::kernels

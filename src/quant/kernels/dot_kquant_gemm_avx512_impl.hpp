@@ -1,0 +1,229 @@
+#pragma once
+// The AVX-512 VNNI GEMM of Q4_K, Q5_K and Q6_K rows against Q8_K tokens, with the tokens in the
+// lanes: 16 tokens' activations are rearranged once per tile so that dword k of lane t holds
+// values 4k..4k+3 of token t, plus 128 (unsigned), and each vpdpbusd multiplies them with four
+// quants of a weight row, broadcast from memory as its signed operand (the quants are 0..63); the
+// 128 * sum of the quants this adds is removed once per block. Nothing is reduced across lanes: per sub-block the
+// integer sums are scaled, per block the integer totals become floats. Those totals are the exact
+// integers the mat-vec kernels compute, and the float operations on them are dot_one_row's in its
+// order (four accumulators by block position, the last blocks into the first, then (0 + 2) +
+// (1 + 3)), so each (row, token) gets the mat-vec's bits.
+//
+// Included after dot_kquant_avx512_impl.hpp by the VNNI translation units; everything is in an
+// anonymous namespace so that each keeps its own copy, compiled with its own flags.
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "quant/kernels/dot_kquant_avx512_impl.hpp"
+
+namespace brick::quant::kernels {
+namespace {
+
+inline constexpr std::size_t kLaneTokens = 16;
+
+// One block of up to 16 tokens, rearranged (lanes past the tile's tokens hold zeros).
+struct alignas(64) TokenLaneBlock {
+  __m512i qx[64];       // dword k, lane t: values 4k..4k+3 of token t, + 128 (uint8)
+  __m512i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1 (int16 each)
+  __m512 d;             // lane t: token t's d
+};
+
+// Tokens 0..n-1 (n <= 16) of x, each `blocks` blocks long, into tile[0..blocks).
+inline void rearrange_tokens(const BlockQ8K* x, std::size_t n, std::size_t blocks, TokenLaneBlock* tile) {
+  const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1);
+  const __m512i offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                             _mm512_set1_epi32(static_cast<int>(blocks * sizeof(BlockQ8K))));
+  const __m512i zero = _mm512_setzero_si512();
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const BlockQ8K& first = x[b];
+    TokenLaneBlock& out = tile[b];
+    const __m512i offset = _mm512_set1_epi8(static_cast<char>(0x80));  // x + 128 = x ^ 0x80 for int8 x
+    for (int k = 0; k < 64; ++k) {
+      out.qx[k] = _mm512_xor_si512(_mm512_mask_i32gather_epi32(zero, lanes, offsets, first.qs + 4 * k, 1), offset);
+    }
+    for (int p = 0; p < 8; ++p) {
+      out.bsum_pairs[p] = _mm512_mask_i32gather_epi32(zero, lanes, offsets, first.bsums + 2 * p, 1);
+    }
+    out.d = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, offsets, &first.d, 1);
+  }
+}
+
+// The weight side of one block of one row: its quants unsigned in value order, per sub-block its
+// scale as int32, the int16 pairs that multiply the tokens' bsum pairs (Q4_K, Q5_K: (m_j, m_j),
+// the min of sub-block j of 32 values = bsums 2j and 2j + 1; Q6_K: (sc_2p, sc_2p+1)), d and dmin.
+struct alignas(64) LaneWeights {
+  std::uint8_t q[256];
+  std::int32_t scales[16];
+  std::int32_t pairs[8];
+  std::int32_t offset;  // 128 * sum_j sc_j * (sum of the quants of sub-block j)
+  float d;
+  float dmin;
+};
+
+// 128 * sum_j sc_j * (sum of sub-block j's quants) for the quants q[0..3] in value order and 16
+// int32 scales (sub-blocks of kSubBlock values): vpsadbw sums each 8 quants, vpmuldq weighs them
+// with their sub-block's scale.
+template <int kSubBlock>
+struct QwordSubBlocks {
+  // index[v], dword 2i: the sub-block of qword i of quant vector v.
+  alignas(64) std::int32_t index[4][16] = {};
+  constexpr QwordSubBlocks() {
+    for (int v = 0; v < 4; ++v) {
+      for (int i = 0; i < 8; ++i) index[v][2 * i] = (64 * v + 8 * i) / kSubBlock;
+    }
+  }
+};
+
+template <int kSubBlock>
+inline constexpr QwordSubBlocks<kSubBlock> kQwordSubBlocks{};
+
+template <int kSubBlock>
+inline std::int32_t quant_offset(const __m512i (&q)[4], __m512i scales) {
+  __m512i total = _mm512_setzero_si512();
+  for (int v = 0; v < 4; ++v) {
+    const __m512i index = _mm512_load_si512(kQwordSubBlocks<kSubBlock>.index[v]);
+    const __m512i eight_sums = _mm512_sad_epu8(q[v], _mm512_setzero_si512());
+    total = _mm512_add_epi64(total, _mm512_mul_epi32(eight_sums, _mm512_permutexvar_epi32(index, scales)));
+  }
+  return static_cast<std::int32_t>(128 * _mm512_reduce_add_epi64(total));
+}
+
+template <Avx512Level kLevel, class Block>
+inline void unpack_lane_weights(const ScaleMinDot<Block, kLevel>& dot, const Block& w, LaneWeights& out) {
+  const ScaleMinUnpacked u = unpack<kLevel, Q5KLayout::Chunks, 0>(w, _mm512_setzero_si512(), dot.k);
+  for (int v = 0; v < 4; ++v) _mm512_store_si512(out.q + 64 * v, u.q[v]);
+  // Low 128 bits: the 8 scales, then the 8 mins.
+  const __m128i scales_mins = _mm256_castsi256_si128(unpack_scales_mins(w, w, dot.k.scale_constants));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepu8_epi32(scales_mins));
+  const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_or_si256(mins, _mm256_slli_epi32(mins, 16)));
+  out.offset = quant_offset<32>(u.q, _mm512_cvtepu8_epi32(scales_mins));
+  out.d = fp16_scalar(w.d);
+  out.dmin = fp16_scalar(w.dmin);
+}
+
+template <Avx512Level kLevel>
+inline void unpack_lane_weights(const Q6KDot<kLevel>& dot, const BlockQ6K& w, LaneWeights& out) {
+  const Q6KUnpacked u = unpack<kLevel>(w, dot.k);
+  for (int v = 0; v < 4; ++v) _mm512_store_si512(out.q + 64 * v, u.q[v]);
+  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  _mm512_store_si512(out.scales, _mm512_cvtepi8_epi32(scales));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_cvtepi8_epi16(scales));
+  out.offset = quant_offset<16>(u.q, _mm512_cvtepi8_epi32(scales));
+  out.d = fp16_scalar(w.d);
+  out.dmin = 0.0f;
+}
+
+// What distinguishes the formats here: sub-blocks of 32 values with mins (Q4_K, Q5_K) or of 16
+// with the quants offset by 32 (Q6_K).
+template <class Dot>
+inline constexpr bool kHasMins = !std::is_same_v<Dot, Q6KDot<Avx512Level::Vnni>> &&
+                                 !std::is_same_v<Dot, Q6KDot<Avx512Level::VnniGfni>>;
+
+// The integer totals of one block for R rows and 16 tokens: scaled[r] = sum_j sc_j * (q_j . x_j)
+// (Q6_K: with q - 32), and for Q4_K / Q5_K mins[r] = sum_j m_j * (sum of x_j).
+template <class Dot, std::size_t R>
+inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& x, __m512i (&scaled)[R],
+                        __m512i (&mins)[R]) {
+  constexpr int kSubBlock = kHasMins<Dot> ? 32 : 16;
+  constexpr int kDwords = kSubBlock / 4;
+  for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm512_setzero_si512();
+  for (int j = 0; j < 256 / kSubBlock; ++j) {
+    __m512i sums[R];
+    for (std::size_t r = 0; r < R; ++r) sums[r] = _mm512_setzero_si512();
+    for (int k = 0; k < kDwords; ++k) {
+      const int dword = j * kDwords + k;
+      const __m512i values = _mm512_load_si512(&x.qx[dword]);
+      for (std::size_t r = 0; r < R; ++r) {
+        sums[r] = _mm512_dpbusd_epi32(sums[r], values, _mm512_set1_epi32(load_dword(w[r]->q + 4 * dword)));
+      }
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(sums[r], _mm512_set1_epi32(w[r]->scales[j])));
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    scaled[r] = _mm512_sub_epi32(scaled[r], _mm512_set1_epi32(w[r]->offset));
+    __m512i pairs = _mm512_setzero_si512();
+    for (int p = 0; p < 8; ++p) pairs = _mm512_dpwssd_epi32(pairs, x.bsum_pairs[p], _mm512_set1_epi32(w[r]->pairs[p]));
+    if constexpr (kHasMins<Dot>) {
+      mins[r] = pairs;
+    } else {
+      scaled[r] = _mm512_sub_epi32(scaled[r], _mm512_slli_epi32(pairs, 5));  // the quants' offset of 32
+      mins[r] = _mm512_setzero_si512();
+    }
+  }
+}
+
+// acc + d * xd * scaled - dmin * xd * mins (Q6_K: acc + d * xd * scaled), as the mat-vec's group().
+template <class Dot>
+inline __m512 lane_accumulate(const LaneWeights& w, __m512 xd, __m512i scaled, __m512i mins, __m512 acc) {
+  const __m512 with_scaled = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.d), xd), _mm512_cvtepi32_ps(scaled), acc);
+  if constexpr (!kHasMins<Dot>) return with_scaled;
+  return _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), xd), _mm512_cvtepi32_ps(mins), with_scaled);
+}
+
+// d * xd * scaled - dmin * xd * mins on its own, as the mat-vec's tail() computes it.
+template <class Dot>
+inline __m512 lane_value(const LaneWeights& w, __m512 xd, __m512i scaled, __m512i mins) {
+  const __m512 d_scaled = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(w.d), xd), _mm512_cvtepi32_ps(scaled));
+  if constexpr (!kHasMins<Dot>) return d_scaled;
+  return _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), xd), _mm512_cvtepi32_ps(mins), d_scaled);
+}
+
+// R rows from w against the tile's n tokens; out[t * out_stride + r] for t < n.
+template <std::size_t R, class Dot, class Block>
+inline void lane_rows(const Dot& dot, const Block* w, std::size_t blocks, const TokenLaneBlock* tile, std::size_t n,
+                      float* out, std::size_t out_stride) {
+  __m512 acc[R][4];
+  for (std::size_t r = 0; r < R; ++r) {
+    for (auto& a : acc[r]) a = _mm512_setzero_ps();
+  }
+  LaneWeights weights[R];
+  const LaneWeights* views[R];
+  for (std::size_t r = 0; r < R; ++r) views[r] = &weights[r];
+  const std::size_t grouped = blocks / 4 * 4;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    for (std::size_t r = 0; r < R; ++r) unpack_lane_weights(dot, w[r * blocks + b], weights[r]);
+    __m512i scaled[R];
+    __m512i mins[R];
+    lane_totals<Dot>(views, tile[b], scaled, mins);
+    for (std::size_t r = 0; r < R; ++r) {
+      if (b < grouped) {
+        acc[r][b % 4] = lane_accumulate<Dot>(weights[r], tile[b].d, scaled[r], mins[r], acc[r][b % 4]);
+      } else {
+        __m512 value = lane_value<Dot>(weights[r], tile[b].d, scaled[r], mins[r]);
+        __asm__("" : "+v"(value));  // no FMA with the addition: the tail is added on its own
+        acc[r][0] = _mm512_add_ps(acc[r][0], value);
+      }
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    alignas(64) float sums[kLaneTokens];
+    _mm512_store_ps(sums, _mm512_add_ps(_mm512_add_ps(acc[r][0], acc[r][2]), _mm512_add_ps(acc[r][1], acc[r][3])));
+    for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
+  }
+}
+
+// The GEMM kernel: tiles of 16 tokens rearranged once into the calling thread's buffer, then every
+// row against the tile, two rows at a time (sharing the activation loads; four spill registers and
+// ran at 0.6x on Zen 4).
+template <class Block, class Dot>
+inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
+                                std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) {
+  thread_local std::vector<TokenLaneBlock> tile;
+  if (tile.size() < blocks) tile.resize(blocks);
+  for (std::size_t first = 0; first < tokens; first += kLaneTokens) {
+    const std::size_t n = tokens - first < kLaneTokens ? tokens - first : kLaneTokens;
+    rearrange_tokens(x + first * blocks, n, blocks, tile.data());
+    float* const tile_out = out + first * out_stride;
+    std::size_t r = 0;
+    for (; r + 2 <= rows; r += 2) lane_rows<2>(dot, w + r * blocks, blocks, tile.data(), n, tile_out + r, out_stride);
+    if (r < rows) lane_rows<1>(dot, w + r * blocks, blocks, tile.data(), n, tile_out + r, out_stride);
+  }
+}
+
+}  // namespace
+}  // namespace brick::quant::kernels

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/runtime/memory/mapped_file.hpp"
 
 namespace brick::model {
 namespace {
@@ -267,7 +268,17 @@ Vocab llama_vocab(const Metadata& m) {
 }
 
 LlamaModel LlamaModel::open(const std::filesystem::path& path) {
-  return LlamaModel(GgufFile::open(path));
+  LlamaModel model(GgufFile::open(path));
+  // Every page of the checked file mapped in now, as llama.cpp maps a model (MAP_POPULATE): the
+  // first token would otherwise fault page by page through the weights. Only a speed-up, so a
+  // kernel without MADV_POPULATE_READ (before Linux 5.14) just leaves the pages to fault later.
+  if (const MappedFile* mapping = model.file_.mapping(); mapping != nullptr && mapping->size() > 0) {
+    try {
+      mapping->advise(Advice::PopulateRead);
+    } catch (const IoError&) {
+    }
+  }
+  return model;
 }
 
 LlamaModel::LlamaModel(GgufFile file)

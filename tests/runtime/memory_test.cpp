@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "brick/runtime/memory/advice.hpp"
 #include "brick/runtime/memory/aligned_buffer.hpp"
 #include "brick/runtime/memory/cache_aligned.hpp"
+#include "brick/runtime/memory/mapped_file.hpp"
 #include "brick/runtime/memory/prefetch.hpp"
 
 namespace brick {
@@ -162,6 +166,23 @@ TEST(Advice, EveryAdviceIsAcceptedOnMappedMemory) {
   for (Advice a : {Advice::Normal, Advice::Sequential, Advice::Random, Advice::WillNeed, Advice::DontNeed}) {
     EXPECT_NO_THROW(advise(buffer.bytes(), a)) << name(a);
   }
+}
+
+TEST(Advice, PopulateReadFaultsAFilesPagesInWithoutChangingThem) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "brick_populate_read.bin";
+  std::vector<char> content(3 * page_size() + 17, 'b');
+  std::ofstream(path, std::ios::binary).write(content.data(), static_cast<std::streamsize>(content.size()));
+  const MappedFile file(path);
+  try {
+    file.advise(Advice::PopulateRead);
+  } catch (const IoError& e) {
+    std::filesystem::remove(path);
+    GTEST_SKIP() << "this kernel has no MADV_POPULATE_READ (Linux 5.14): " << e.what();
+  }
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(file.data()), file.size()),
+            std::string(content.begin(), content.end()));
+  EXPECT_EQ(name(Advice::PopulateRead), "populate-read");
+  std::filesystem::remove(path);
 }
 
 TEST(Advice, DontNeedZeroesWholePagesOnlyInsideTheRegion) {

@@ -28,8 +28,8 @@ Vocab llama_vocab(const gguf::Metadata& metadata);
 
 class LlamaModel {
  public:
-  // Opens and maps `path`. IoError when it cannot be read, FormatError when it is not a llama
-  // model Brick runs.
+  // Opens and maps `path`, then faults the mapping's pages in (MADV_POPULATE_READ, where the kernel
+  // has it). IoError when it cannot be read, FormatError when it is not a llama model Brick runs.
   static LlamaModel open(const std::filesystem::path& path);
   explicit LlamaModel(gguf::GgufFile file);
 

@@ -129,6 +129,9 @@ KvCache::KvCache(const KvCacheShape& shape) : shape_(shape) {
   }
   require_fits_in_memory(total + cell_bytes, "KvCache");
   storage_ = allocate_storage(total);
+  // Every page touched now, as llama.cpp clears its KV buffer at start-up: otherwise the first
+  // writes into each (huge) page fault and zero it in the middle of a decode step.
+  std::memset(storage_.data(), 0, total);
   cells_ = allocate_vector<KvCell>(shape.n_cells, "KvCache");
 }
 

@@ -14,6 +14,12 @@
 namespace brick {
 namespace {
 
+#ifdef MADV_POPULATE_READ
+constexpr int kPopulateRead = MADV_POPULATE_READ;
+#else
+constexpr int kPopulateRead = 22;  // Linux's value, for C libraries older than the kernel
+#endif
+
 int native(Advice advice) {
   switch (advice) {
     case Advice::Normal: return MADV_NORMAL;
@@ -21,6 +27,7 @@ int native(Advice advice) {
     case Advice::Random: return MADV_RANDOM;
     case Advice::WillNeed: return MADV_WILLNEED;
     case Advice::DontNeed: return MADV_DONTNEED;
+    case Advice::PopulateRead: return kPopulateRead;
   }
   throw InvalidArgument(fmt::format("advise: {} is not an Advice value", static_cast<int>(advice)));
 }
@@ -34,6 +41,7 @@ std::string_view name(Advice advice) noexcept {
     case Advice::Random: return "random";
     case Advice::WillNeed: return "will-need";
     case Advice::DontNeed: return "dont-need";
+    case Advice::PopulateRead: return "populate-read";
   }
   return "unknown";
 }

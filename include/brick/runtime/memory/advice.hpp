@@ -13,6 +13,8 @@ enum class Advice {
   Random,      // MADV_RANDOM: no read-ahead
   WillNeed,    // MADV_WILLNEED: start reading the pages in now
   DontNeed,    // MADV_DONTNEED: drop the pages; private anonymous memory reads back as zeros
+  PopulateRead,  // MADV_POPULATE_READ (Linux 5.14): fault every page in now, reading a file's pages
+                 // in, so that later reads take no page faults (EINVAL on older kernels)
 };
 
 std::string_view name(Advice advice) noexcept;

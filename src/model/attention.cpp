@@ -119,13 +119,13 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
   return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
 
-// Every kv head's keys and values over the cells of a call, as floats: K by kv head, a cell's d
-// values together; V by kv head and transposed, a value index's cells together (`cells` apart);
-// so that the scores and the weighted sum of every query head are two mat-vecs. Filled at the
+// Every kv head's keys and values over the cells of a call, as floats, by kv head, a cell's d values
+// together: the scores of a query head are a mat-vec over its kv head's keys, its output a
+// transposed mat-vec over the values (ops::matvec_transposed). Filled at the
 // start of each call, on the calling thread's buffers (the layers run one after another) grown to
 // the longest context seen.
 struct AttentionOp::Staged {
-  std::vector<float> k, vt;
+  std::vector<float> k, v;
 };
 
 AttentionOp::Staged& AttentionOp::calling_thread_staged() {
@@ -142,17 +142,11 @@ void AttentionOp::stage(std::size_t layer, Range cells, std::size_t n_cells, Bac
   thread_local std::vector<float> rows;
   rows.resize(count * width);
   Staged& out = *staged_;
-  const auto spread = [&](bool key) {
+  const auto spread = [&](std::vector<float>& staged) {
     for (std::size_t c = 0; c < count; ++c) {
       const float* row = rows.data() + c * width;
-      const std::size_t cell = cells.begin + c;
       for (std::size_t h = 0; h < shape_.n_kv_head; ++h) {
-        if (key) {
-          std::copy_n(row + h * d, d, out.k.begin() + static_cast<std::ptrdiff_t>((h * n_cells + cell) * d));
-        } else {
-          float* vt = out.vt.data() + h * d * n_cells + cell;
-          for (std::size_t i = 0; i < d; ++i) vt[i * n_cells] = row[h * d + i];
-        }
+        std::copy_n(row + h * d, d, staged.begin() + static_cast<std::ptrdiff_t>((h * n_cells + cells.begin + c) * d));
       }
     }
   };
@@ -165,7 +159,7 @@ void AttentionOp::stage(std::size_t layer, Range cells, std::size_t n_cells, Bac
       const auto full = key ? cache_->keys<float>(layer) : cache_->values<float>(layer);
       std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(first), count * width, rows.begin());
     }
-    spread(key);
+    spread(key ? out.k : out.v);
   }
 }
 
@@ -187,7 +181,7 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
   const std::size_t staged_values = shape_.n_kv_head * input.cells * shape_.head_dim;
   if (buffers.k.size() < staged_values) {
     buffers.k.resize(staged_values);
-    buffers.vt.resize(staged_values);
+    buffers.v.resize(staged_values);
   }
   staged_ = &buffers;
   pool_->parallel_for(input.cells, [&](Range cells, std::size_t) {
@@ -222,7 +216,7 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, st
   Scratch& s = scratch_[thread];
   const std::size_t kv_head = head / (shape_.n_head / shape_.n_kv_head);
   const std::span<const float> k = std::span(staged_->k).subspan(kv_head * cells * d, n * d);
-  const std::span<const float> vt = std::span(staged_->vt).subspan(kv_head * cells * d, d * cells);
+  const std::span<const float> v = std::span(staged_->v).subspan(kv_head * cells * d, n * d);
   const std::span<float> q(s.q);
   std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
   const bool f16 = is_f16(*cache_);
@@ -230,14 +224,12 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, st
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const std::span<float> scores = std::span(s.scores).first(n);
-  const std::span<float> probs = std::span(s.probs).first(cells);
+  const std::span<float> probs = std::span(s.probs).first(n);
   ops::matvec(k, n, d, q, scores, backend);
   for (float& score : scores) score *= scale;
-  ops::softmax(scores, probs.first(n), backend);
-  if (f16) round_to_f16(probs.first(n), std::span(s.half).first(n), backend);
-  // The cells past the token's window weigh 0, as under llama.cpp's causal mask.
-  std::fill(probs.begin() + static_cast<std::ptrdiff_t>(n), probs.end(), 0.0f);
-  ops::matvec(vt, d, cells, probs, out.subspan(head * d, d), backend);
+  ops::softmax(scores, probs, backend);
+  if (f16) round_to_f16(probs, std::span(s.half).first(n), backend);
+  ops::matvec_transposed(v, n, d, probs, out.subspan(head * d, d), backend);
 }
 
 }  // namespace brick::model

@@ -38,6 +38,26 @@ void matvec(std::span<const float> w, std::size_t rows, std::size_t cols, std::s
   kernel(w.data(), rows, cols, x.data(), y.data());
 }
 
+void matvec_transposed(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
+                       std::span<float> y, Backend backend) {
+  if (rows == 0 || cols == 0) {
+    throw InvalidArgument(fmt::format("matvec_transposed: the matrix is {} x {}; both dimensions must be positive",
+                                      rows, cols));
+  }
+  if (rows > std::numeric_limits<std::size_t>::max() / cols) {
+    throw InvalidArgument(fmt::format("matvec_transposed: {} x {} elements do not fit in size_t", rows, cols));
+  }
+  detail::require_same_size("matvec_transposed", "w", w.size(), "rows x cols", rows * cols);
+  detail::require_same_size("matvec_transposed", "x", x.size(), "rows", rows);
+  detail::require_same_size("matvec_transposed", "y", y.size(), "cols", cols);
+  detail::require_disjoint("matvec_transposed", "y", y, "w", w);
+  detail::require_disjoint("matvec_transposed", "y", y, "x", x);
+  const MatvecKernel kernel = detail::pick<MatvecKernel>(resolve(backend), kernels::matvec_transposed_f32_scalar,
+                                                         kernels::matvec_transposed_f32_avx2,
+                                                         kernels::matvec_transposed_f32_avx512);
+  kernel(w.data(), rows, cols, x.data(), y.data());
+}
+
 MatvecOp::MatvecOp(BrickId id, std::string label)
     : OpIdentity(id, label.empty() ? fmt::format("matvec.{}", brick::name(id)) : std::move(label)) {
 }

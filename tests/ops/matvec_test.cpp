@@ -78,6 +78,47 @@ TEST_P(MatvecVersusScalar, OddShapesWithinTheBrickTolerance) {
   }
 }
 
+TEST_P(MatvecTest, TransposedHandComputed) {
+  const std::vector<float> w = {1.0f,  2.0f, 3.0f,  //
+                                -1.0f, 0.5f, 4.0f};
+  const std::vector<float> x = {2.0f, -4.0f};
+  std::vector<float> y(3);
+  matvec_transposed(w, 2, 3, x, y, backend());
+  EXPECT_EQ(y, (std::vector<float>{2.0f + 4.0f, 4.0f - 2.0f, 6.0f - 16.0f}));
+}
+
+TEST_P(MatvecTest, TransposedFollowsTheDoubleReferenceOnOddShapes) {
+  for (std::size_t rows : {1, 2, 7, 64, 550}) {
+    for (std::size_t cols : brick::test::kAwkwardLengths) {
+      const std::vector<float> w = brick::test::normal(rows * cols, rows + 3 * cols);
+      const std::vector<float> x = brick::test::normal(rows, rows, 0.0f, 0.1f);
+      std::vector<float> y(cols + 1, -7.0f);  // the sentinel past the end must stay
+      matvec_transposed(w, rows, cols, x, std::span(y).first(cols), backend());
+      for (std::size_t c = 0; c < cols; ++c) {
+        double exact = 0.0;
+        double magnitude = 0.0;
+        for (std::size_t r = 0; r < rows; ++r) {
+          exact += static_cast<double>(x[r]) * w[r * cols + c];
+          magnitude += std::abs(static_cast<double>(x[r]) * w[r * cols + c]);
+        }
+        ASSERT_NEAR(y[c], exact, 1e-6 * magnitude + 1e-30) << rows << " x " << cols << " column " << c;
+      }
+      ASSERT_EQ(y[cols], -7.0f) << rows << " x " << cols;
+    }
+  }
+}
+
+TEST_P(MatvecTest, TransposedBadArgumentsThrow) {
+  std::vector<float> w(12);
+  std::vector<float> x(3);
+  std::vector<float> y(4);
+  EXPECT_THROW(matvec_transposed(w, 0, 4, {}, y, backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed(w, 4, 4, x, y, backend()), InvalidArgument);  // w too small
+  EXPECT_THROW(matvec_transposed(w, 3, 4, std::span(x).first(2), y, backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed(w, 3, 4, x, std::span(y).first(3), backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed(w, 3, 4, x, std::span(w).first(4), backend()), InvalidArgument);  // y aliases w
+}
+
 BRICK_OPS_INSTANTIATE(MatvecTest, test::kAllBackends);
 BRICK_OPS_INSTANTIATE(MatvecVersusScalar, test::kSimdBackends);
 

@@ -19,6 +19,12 @@ namespace brick::ops {
 void matvec(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
             std::span<float> y, Backend backend = Backend::Auto);
 
+// y[c] = sum_r x[r] * w[r * cols + c] for c < cols: y = w^T x, with x of rows values and y of cols
+// (attention's weighted sum of value rows). Each y[c] adds the rows in order, with one rounding per
+// row (an FMA on AVX2 and AVX-512). Throws InvalidArgument as matvec() does, with x and y swapped.
+void matvec_transposed(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
+                       std::span<float> y, Backend backend = Backend::Auto);
+
 // One token through a projection; the BrickId says which one (QkvProjection, DownProjection, ...).
 class MatvecOp : public OpIdentity {
  public:

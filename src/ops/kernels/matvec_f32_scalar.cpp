@@ -7,4 +7,12 @@ void matvec_f32_scalar(const float* w, std::size_t rows, std::size_t cols, const
   for (std::size_t r = 0; r < rows; ++r) y[r] = dot_f32_scalar(w + r * cols, x, cols);
 }
 
+void matvec_transposed_f32_scalar(const float* w, std::size_t rows, std::size_t cols, const float* x,
+                                  float* y) noexcept {
+  for (std::size_t c = 0; c < cols; ++c) y[c] = 0.0f;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) y[c] += x[r] * w[r * cols + c];
+  }
+}
+
 }  // namespace brick::ops::kernels

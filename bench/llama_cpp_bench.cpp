@@ -127,7 +127,10 @@ fs::path default_model() {
 
 int main(const Options& o) {
   const fs::path model_path = o.model.empty() ? default_model() : fs::path(o.model);
-  const model::LlamaModel model = model::LlamaModel::open(model_path);
+  // Mapped without faulting the weights in, and the read probes run after every child: a child
+  // started by posix_spawn (vfork) starts from this process's peak resident memory in its
+  // ru_maxrss, so this process must stay small until the children have run.
+  const model::LlamaModel model(gguf::GgufFile::open(model_path));
   const double weight_bytes = model.weights().bytes();
   std::mt19937 rng(7);
   std::vector<int> prompt = {model.vocab().special().bos};
@@ -149,8 +152,10 @@ int main(const Options& o) {
       "| threads | engine | prompt tok/s | decode tok/s | decode GB/s (of read probe) | peak RSS "
       "MB |\n");
   fmt::print("|---|---|---|---|---|---|\n");
-  for (const std::size_t threads : o.threads) {
-    Sample ours, theirs;
+  std::vector<std::pair<Sample, Sample>> samples(o.threads.size());
+  for (std::size_t i = 0; i < o.threads.size(); ++i) {
+    const std::size_t threads = o.threads[i];
+    auto& [ours, theirs] = samples[i];
     for (int r = 0; r < o.repetitions; ++r) {
       const Child b =
           run_child({brick.string(), "run", model_path.string(), "--prompt-tokens", ids(prompt),
@@ -171,6 +176,10 @@ int main(const Options& o) {
       theirs.add(test::llama_cpp_tokens_per_second(run, "prompt eval"),
                  test::llama_cpp_tokens_per_second(run, "eval"), l.max_rss_mb - node_mb);
     }
+  }
+  for (std::size_t i = 0; i < o.threads.size(); ++i) {
+    const std::size_t threads = o.threads[i];
+    const auto& [ours, theirs] = samples[i];
     ThreadPool pool(threads);
     const double probe = ReadProbe().gb_per_second(pool);
     const auto row = [&](const char* engine, const Sample& s) {
@@ -194,34 +203,42 @@ int main(const Options& o) {
 }  // namespace brick::bench
 
 int main(int argc, char** argv) {
+  const auto usage = [&] {
+    fmt::print(stderr,
+               "usage: {} [--model FILE] [--prompt N] [--decode N] [--threads 1,2] [--repetitions N]\n",
+               argv[0]);
+    return 2;
+  };
   brick::bench::Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const std::string value = argv[i + 1];
-    if (flag == "--model") {
-      o.model = value;
-    } else if (flag == "--prompt") {
-      o.prompt = std::stoul(value);
-    } else if (flag == "--decode") {
-      o.decode = std::stoul(value);
-    } else if (flag == "--repetitions") {
-      o.repetitions = std::stoi(value);
-    } else if (flag == "--threads") {
-      o.threads.clear();
-      std::size_t start = 0;
-      while (start < value.size()) {
-        const std::size_t comma = value.find(',', start);
-        o.threads.push_back(std::stoul(value.substr(start, comma - start)));
-        start = comma == std::string::npos ? value.size() : comma + 1;
+  try {
+    for (int i = 1; i < argc; i += 2) {
+      const std::string flag = argv[i];
+      if (i + 1 == argc) return usage();  // --help, or a flag without its value
+      const std::string value = argv[i + 1];
+      if (flag == "--model") {
+        o.model = value;
+      } else if (flag == "--prompt") {
+        o.prompt = std::stoul(value);
+      } else if (flag == "--decode") {
+        o.decode = std::stoul(value);
+      } else if (flag == "--repetitions") {
+        o.repetitions = std::stoi(value);
+      } else if (flag == "--threads") {
+        o.threads.clear();
+        std::size_t start = 0;
+        while (start < value.size()) {
+          const std::size_t comma = value.find(',', start);
+          o.threads.push_back(std::stoul(value.substr(start, comma - start)));
+          start = comma == std::string::npos ? value.size() : comma + 1;
+        }
+      } else {
+        return usage();
       }
-    } else {
-      fmt::print(
-          stderr,
-          "usage: {} [--model FILE] [--prompt N] [--decode N] [--threads 1,2] [--repetitions N]\n",
-          argv[0]);
-      return 2;
     }
+  } catch (const std::logic_error&) {  // std::stoul and std::stoi: not a number, or out of range
+    return usage();
   }
+  if (o.prompt == 0 || o.decode == 0 || o.repetitions <= 0 || o.threads.empty()) return usage();
   try {
     return brick::bench::main(o);
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 //   Lockstep  also dot_<stem>_four_runs_<isa> (four runs of rows anywhere, walked side by side)
 //   Gemm      also gemm_<stem>_<isa> (rows x tokens, each weight block unpacked once for several
 //             tokens); without it the GEMM runs the rows kernel once per token on a cache tile of rows
+//   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>
 //   OpsF32    the ops room's f32 kernels ops::kernels::dot_f32_<isa> and matvec_f32_<isa>
 // Within a format the lines of one backend go from the least to the most preferred instruction set:
 // a backend runs the last line of its own that the CPU supports.
@@ -35,16 +36,16 @@
   X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep)       \
   X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Lockstep) \
   X(Q4K, q4k_q8k, Scalar, scalar, Row)              \
-  X(Q4K, q4k_q8k, Avx2, avx2, Row)                  \
+  X(Q4K, q4k_q8k, Avx2, avx2, RowGemm)              \
   X(Q4K, q4k_q8k, Avx512, avx512, Gemm)             \
   X(Q4K, q4k_q8k, Avx512Vnni, avx512vnni, Gemm)     \
   X(Q5K, q5k_q8k, Scalar, scalar, Row)              \
-  X(Q5K, q5k_q8k, Avx2, avx2, Row)                  \
+  X(Q5K, q5k_q8k, Avx2, avx2, RowGemm)              \
   X(Q5K, q5k_q8k, Avx512, avx512, Gemm)             \
   X(Q5K, q5k_q8k, Avx512Vnni, avx512vnni, Gemm)     \
   X(Q5K, q5k_q8k, Avx512Gfni, avx512gfni, Gemm)     \
   X(Q6K, q6k_q8k, Scalar, scalar, Row)              \
-  X(Q6K, q6k_q8k, Avx2, avx2, Row)                  \
+  X(Q6K, q6k_q8k, Avx2, avx2, RowGemm)              \
   X(Q6K, q6k_q8k, Avx512, avx512, Gemm)             \
   X(Q6K, q6k_q8k, Avx512Vnni, avx512vnni, Gemm)     \
   X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm)
@@ -66,6 +67,10 @@ namespace brick::quant::kernels {
   BRICK_DOT_DECLARE_Lockstep(F, stem, isa) void gemm_##stem##_##isa(                                     \
       const detail::F##Format::Weight* w, std::size_t rows, const detail::F##Format::Activation* x,     \
       std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept;
+#define BRICK_DOT_DECLARE_RowGemm(F, stem, isa)                                                           \
+  BRICK_DOT_DECLARE_Row(F, stem, isa) void gemm_##stem##_##isa(                                          \
+      const detail::F##Format::Weight* w, std::size_t rows, const detail::F##Format::Activation* x,     \
+      std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept;
 #define BRICK_DOT_DECLARE_OpsF32(F, stem, isa)
 #define BRICK_DOT_DECLARE(F, stem, I, isa, shape) BRICK_DOT_DECLARE_##shape(F, stem, isa)
 
@@ -74,6 +79,7 @@ BRICK_QUANT_DOT_KERNELS(BRICK_DOT_DECLARE)
 #undef BRICK_DOT_DECLARE
 #undef BRICK_DOT_DECLARE_OpsF32
 #undef BRICK_DOT_DECLARE_Gemm
+#undef BRICK_DOT_DECLARE_RowGemm
 #undef BRICK_DOT_DECLARE_Lockstep
 #undef BRICK_DOT_DECLARE_Rows
 #undef BRICK_DOT_DECLARE_Row

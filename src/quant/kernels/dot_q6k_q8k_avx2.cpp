@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -28,28 +29,14 @@ inline __m256i chunk_scales(__m256i split, int c) {
 
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 8 int32 lanes.
 inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
-  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
-  const __m256i high_bits = _mm256_set1_epi8(0x30);
   const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
   const __m256i split = split_scales(scales);
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
                                  _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
   for (int half = 0; half < 2; ++half) {
-    const std::uint8_t* ql = w.ql + 64 * half;
-    const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-    const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * half));
-    const __m256i q[4] = {
-        _mm256_or_si256(_mm256_and_si256(ql0, low_nibble),
-                        _mm256_and_si256(_mm256_slli_epi16(qh, 4), high_bits)),
-        _mm256_or_si256(_mm256_and_si256(ql1, low_nibble),
-                        _mm256_and_si256(_mm256_slli_epi16(qh, 2), high_bits)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low_nibble),
-                        _mm256_and_si256(qh, high_bits)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low_nibble),
-                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), high_bits)),
-    };
+    __m256i q[4];
+    unpack_q6k_half(w, half, q);
     for (int k = 0; k < 4; ++k) {
       const int chunk = 4 * half + k;
       const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * chunk));
@@ -72,6 +59,21 @@ inline float horizontal_sum(__m128 v) {
   v = _mm_add_ps(v, _mm_movehl_ps(v, v));
   v = _mm_add_ss(v, _mm_movehdup_ps(v));
   return _mm_cvtss_f32(v);
+}
+
+// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
+inline void unpack_lane_weights(const BlockQ6K& w, Avx2LaneWeights& out) {
+  for (int half = 0; half < 2; ++half) {
+    __m256i q[4];
+    unpack_q6k_half(w, half, q);
+    for (int k = 0; k < 4; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 128 * half + 32 * k), q[k]);
+  }
+  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepi8_epi32(scales));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales + 8), _mm256_cvtepi8_epi32(_mm_srli_si128(scales, 8)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_cvtepi8_epi16(scales));
+  out.d = _cvtsh_ss(w.d);
+  out.dmin = 0.0f;
 }
 
 }  // namespace
@@ -100,6 +102,12 @@ float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks)
     acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc);
   }
   return horizontal_sum(acc);
+}
+
+void gemm_q6k_q8k_avx2(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
+                       float* out, std::size_t out_stride) noexcept {
+  dot_tokens_in_lanes_avx2<false>(w, rows, x, tokens, blocks, out, out_stride,
+                                  [](const BlockQ6K& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
 }
 
 }  // namespace brick::quant::kernels

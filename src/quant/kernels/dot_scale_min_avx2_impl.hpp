@@ -13,6 +13,7 @@
 
 #include "brick/quant/kquants.hpp"
 #include "core/simd_avx2.hpp"
+#include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -38,6 +39,22 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
                        static_cast<int>(scales_hi), static_cast<int>(scales_lo));
 }
 
+// Chunk c's quants (32 bytes of qs) unsigned: q_lo values 64c..64c+31 (the low nibbles), q_hi
+// values 64c+32..64c+63 (the high nibbles); for Q5_K `high` holds qh shifted right by 2c and gives
+// each its fifth bit.
+template <class Block>
+inline void unpack_chunk(const Block& w, int c, __m256i high, __m256i& q_lo, __m256i& q_hi) {
+  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
+  const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+  q_lo = _mm256_and_si256(packed, low_nibble);
+  q_hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
+  if constexpr (kFifthBit<Block>) {
+    const __m256i fifth_bit = _mm256_set1_epi8(0x10);
+    q_lo = _mm256_or_si256(q_lo, _mm256_and_si256(_mm256_slli_epi16(high, 4), fifth_bit));
+    q_hi = _mm256_or_si256(q_hi, _mm256_and_si256(_mm256_slli_epi16(high, 3), fifth_bit));
+  }
+}
+
 struct BlockSums {
   __m256i scaled = _mm256_setzero_si256();  // sum_j sc_j * q . y over 8 int32 lanes
   __m256i mins = _mm256_setzero_si256();    // sum_j m_j * bsum_j over 8 int32 lanes
@@ -45,7 +62,6 @@ struct BlockSums {
 
 template <class Block>
 inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
-  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
   const __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
   const __m128i scales_mins = unpack_scales_mins(w.scales);
@@ -57,15 +73,10 @@ inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
   __m256i high = _mm256_setzero_si256();
   if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
   for (int c = 0; c < 4; ++c) {
-    const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
-    __m256i q_lo = _mm256_and_si256(packed, low_nibble);
-    __m256i q_hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
-    if constexpr (kFifthBit<Block>) {
-      const __m256i fifth_bit = _mm256_set1_epi8(0x10);
-      q_lo = _mm256_or_si256(q_lo, _mm256_and_si256(_mm256_slli_epi16(high, 4), fifth_bit));
-      q_hi = _mm256_or_si256(q_hi, _mm256_and_si256(_mm256_slli_epi16(high, 3), fifth_bit));
-      high = _mm256_srli_epi16(high, 2);
-    }
+    __m256i q_lo;
+    __m256i q_hi;
+    unpack_chunk(w, c, high, q_lo, q_hi);
+    if constexpr (kFifthBit<Block>) high = _mm256_srli_epi16(high, 2);
     const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c));
     const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c + 32));
     const __m256i scale_lo =
@@ -76,6 +87,34 @@ inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
     out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_hi, y_hi), scale_hi));
   }
   return out;
+}
+
+// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
+template <class Block>
+inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
+  __m256i high = _mm256_setzero_si256();
+  if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+  for (int c = 0; c < 4; ++c) {
+    __m256i q_lo;
+    __m256i q_hi;
+    unpack_chunk(w, c, high, q_lo, q_hi);
+    if constexpr (kFifthBit<Block>) high = _mm256_srli_epi16(high, 2);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
+  }
+  const __m128i scales_mins = unpack_scales_mins(w.scales);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepu8_epi32(scales_mins));
+  const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_or_si256(mins, _mm256_slli_epi32(mins, 16)));
+  out.d = _cvtsh_ss(w.d);
+  out.dmin = _cvtsh_ss(w.dmin);
+}
+
+template <class Block>
+inline void gemm_scale_min_q8k(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
+                               std::size_t blocks, float* out, std::size_t out_stride) {
+  dot_tokens_in_lanes_avx2<true>(w, rows, x, tokens, blocks, out, out_stride,
+                                 [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
 }
 
 // [scaled sums of blocks 0-3 | min sums of blocks 0-3], exact.

@@ -26,6 +26,7 @@
 #include "quant/weight_matrices.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
+#include "benchmark_defaults.hpp"
 
 namespace {
 
@@ -184,13 +185,8 @@ void print_summary(const Collector& c) {
 
 int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
-  std::string reps = "--benchmark_repetitions=3";
-  std::string interleave = "--benchmark_enable_random_interleaving=true";
-  const auto given = [&](const char* flag) {
-    return std::any_of(args.begin() + 1, args.end(), [&](const char* a) { return std::strstr(a, flag) != nullptr; });
-  };
-  if (!given("--benchmark_repetitions")) args.push_back(reps.data());
-  if (!given("--benchmark_enable_random_interleaving")) args.push_back(interleave.data());
+  std::vector<std::string> added;
+  brick::bench::add_comparison_defaults(args, added, 3);
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;

@@ -48,6 +48,7 @@
 #include "quant/kquant_blocks.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
+#include "benchmark_defaults.hpp"
 
 namespace {
 
@@ -906,19 +907,14 @@ int main(int argc, char** argv) {
   // Defaults that make the side-by-side comparison meaningful on a noisy machine; flags given on the
   // command line win.
   std::vector<char*> args(argv, argv + argc);
-  std::string reps = "--benchmark_repetitions=9";
-  std::string interleave = "--benchmark_enable_random_interleaving=true";
   const auto huge = std::find_if(args.begin() + 1, args.end(),
                                  [](const char* a) { return std::strcmp(a, "--brick_huge_pages") == 0; });
   if (huge != args.end()) {
     g_huge_pages = true;
     args.erase(huge);
   }
-  const auto given = [&](const char* flag) {
-    return std::any_of(args.begin() + 1, args.end(), [&](const char* a) { return std::strstr(a, flag) != nullptr; });
-  };
-  if (!given("--benchmark_repetitions")) args.push_back(reps.data());
-  if (!given("--benchmark_enable_random_interleaving")) args.push_back(interleave.data());
+  std::vector<std::string> added;
+  brick::bench::add_comparison_defaults(args, added, 9);
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
   fmt::print("ggml oracle: {}\n", oracle().describe());

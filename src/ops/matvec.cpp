@@ -16,46 +16,41 @@ namespace {
 using MatvecKernel = void (*)(const float*, std::size_t, std::size_t, const float*,
                               float*) noexcept;
 
+// The checks both products share, for `op`: a rows x cols matrix w, an input of `inputs` values
+// and an output of `outputs` (named as the dimension each must equal), y apart from w and x; then
+// the backend's kernel.
+void checked_product(const char* op, std::span<const float> w, std::size_t rows, std::size_t cols,
+                     std::span<const float> x, const char* x_size, std::size_t inputs, std::span<float> y,
+                     const char* y_size, std::size_t outputs, Backend backend, MatvecKernel scalar,
+                     MatvecKernel avx2, MatvecKernel avx512) {
+  if (rows == 0 || cols == 0) {
+    throw InvalidArgument(
+        fmt::format("{}: the matrix is {} x {}; both dimensions must be positive", op, rows, cols));
+  }
+  if (rows > std::numeric_limits<std::size_t>::max() / cols) {
+    throw InvalidArgument(fmt::format("{}: {} x {} elements do not fit in size_t", op, rows, cols));
+  }
+  detail::require_same_size(op, "w", w.size(), "rows x cols", rows * cols);
+  detail::require_same_size(op, "x", x.size(), x_size, inputs);
+  detail::require_same_size(op, "y", y.size(), y_size, outputs);
+  detail::require_disjoint(op, "y", y, "w", w);
+  detail::require_disjoint(op, "y", y, "x", x);
+  detail::pick<MatvecKernel>(resolve(backend), scalar, avx2, avx512)(w.data(), rows, cols, x.data(), y.data());
+}
+
 }  // namespace
 
 void matvec(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
             std::span<float> y, Backend backend) {
-  if (rows == 0 || cols == 0) {
-    throw InvalidArgument(
-        fmt::format("matvec: the matrix is {} x {}; both dimensions must be positive", rows, cols));
-  }
-  if (rows > std::numeric_limits<std::size_t>::max() / cols) {
-    throw InvalidArgument(fmt::format("matvec: {} x {} elements do not fit in size_t", rows, cols));
-  }
-  detail::require_same_size("matvec", "w", w.size(), "rows x cols", rows * cols);
-  detail::require_same_size("matvec", "x", x.size(), "cols", cols);
-  detail::require_same_size("matvec", "y", y.size(), "rows", rows);
-  detail::require_disjoint("matvec", "y", y, "w", w);
-  detail::require_disjoint("matvec", "y", y, "x", x);
-  const MatvecKernel kernel =
-      detail::pick<MatvecKernel>(resolve(backend), kernels::matvec_f32_scalar,
-                                 kernels::matvec_f32_avx2, kernels::matvec_f32_avx512);
-  kernel(w.data(), rows, cols, x.data(), y.data());
+  checked_product("matvec", w, rows, cols, x, "cols", cols, y, "rows", rows, backend, kernels::matvec_f32_scalar,
+                  kernels::matvec_f32_avx2, kernels::matvec_f32_avx512);
 }
 
 void matvec_transposed(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
                        std::span<float> y, Backend backend) {
-  if (rows == 0 || cols == 0) {
-    throw InvalidArgument(fmt::format("matvec_transposed: the matrix is {} x {}; both dimensions must be positive",
-                                      rows, cols));
-  }
-  if (rows > std::numeric_limits<std::size_t>::max() / cols) {
-    throw InvalidArgument(fmt::format("matvec_transposed: {} x {} elements do not fit in size_t", rows, cols));
-  }
-  detail::require_same_size("matvec_transposed", "w", w.size(), "rows x cols", rows * cols);
-  detail::require_same_size("matvec_transposed", "x", x.size(), "rows", rows);
-  detail::require_same_size("matvec_transposed", "y", y.size(), "cols", cols);
-  detail::require_disjoint("matvec_transposed", "y", y, "w", w);
-  detail::require_disjoint("matvec_transposed", "y", y, "x", x);
-  const MatvecKernel kernel = detail::pick<MatvecKernel>(resolve(backend), kernels::matvec_transposed_f32_scalar,
-                                                         kernels::matvec_transposed_f32_avx2,
-                                                         kernels::matvec_transposed_f32_avx512);
-  kernel(w.data(), rows, cols, x.data(), y.data());
+  checked_product("matvec_transposed", w, rows, cols, x, "rows", rows, y, "cols", cols, backend,
+                  kernels::matvec_transposed_f32_scalar, kernels::matvec_transposed_f32_avx2,
+                  kernels::matvec_transposed_f32_avx512);
 }
 
 MatvecOp::MatvecOp(BrickId id, std::string label)

@@ -39,19 +39,25 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
                        static_cast<int>(scales_hi), static_cast<int>(scales_lo));
 }
 
-// Chunk c's quants (32 bytes of qs) unsigned: q_lo values 64c..64c+31 (the low nibbles), q_hi
-// values 64c+32..64c+63 (the high nibbles); for Q5_K `high` holds qh shifted right by 2c and gives
-// each its fifth bit.
-template <class Block>
-inline void unpack_chunk(const Block& w, int c, __m256i high, __m256i& q_lo, __m256i& q_hi) {
+// visit(c, q_lo, q_hi) for the four chunks c of the block (32 bytes of qs each), in address order:
+// the quants unsigned, q_lo values 64c..64c+31 (the low nibbles), q_hi values 64c+32..64c+63 (the
+// high nibbles), each with its fifth bit from qh for Q5_K.
+template <class Block, class Visit>
+inline void for_each_chunk(const Block& w, Visit visit) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
-  const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
-  q_lo = _mm256_and_si256(packed, low_nibble);
-  q_hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
-  if constexpr (kFifthBit<Block>) {
-    const __m256i fifth_bit = _mm256_set1_epi8(0x10);
-    q_lo = _mm256_or_si256(q_lo, _mm256_and_si256(_mm256_slli_epi16(high, 4), fifth_bit));
-    q_hi = _mm256_or_si256(q_hi, _mm256_and_si256(_mm256_slli_epi16(high, 3), fifth_bit));
+  __m256i high = _mm256_setzero_si256();
+  if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+  for (int c = 0; c < 4; ++c) {
+    const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+    __m256i q_lo = _mm256_and_si256(packed, low_nibble);
+    __m256i q_hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
+    if constexpr (kFifthBit<Block>) {
+      const __m256i fifth_bit = _mm256_set1_epi8(0x10);
+      q_lo = _mm256_or_si256(q_lo, _mm256_and_si256(_mm256_slli_epi16(high, 4), fifth_bit));
+      q_hi = _mm256_or_si256(q_hi, _mm256_and_si256(_mm256_slli_epi16(high, 3), fifth_bit));
+      high = _mm256_srli_epi16(high, 2);
+    }
+    visit(c, q_lo, q_hi);
   }
 }
 
@@ -70,13 +76,7 @@ inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
   out.mins = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   // Scales as int16 in both 128-bit lanes, so an in-lane shuffle can broadcast any one of them.
   const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_mins));
-  __m256i high = _mm256_setzero_si256();
-  if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
-  for (int c = 0; c < 4; ++c) {
-    __m256i q_lo;
-    __m256i q_hi;
-    unpack_chunk(w, c, high, q_lo, q_hi);
-    if constexpr (kFifthBit<Block>) high = _mm256_srli_epi16(high, 2);
+  for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
     const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c));
     const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c + 32));
     const __m256i scale_lo =
@@ -85,23 +85,17 @@ inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
         _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 3) << 8 | (4 * c + 2))));
     out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_lo, y_lo), scale_lo));
     out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_hi, y_hi), scale_hi));
-  }
+  });
   return out;
 }
 
 // The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
 template <class Block>
 inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
-  __m256i high = _mm256_setzero_si256();
-  if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
-  for (int c = 0; c < 4; ++c) {
-    __m256i q_lo;
-    __m256i q_hi;
-    unpack_chunk(w, c, high, q_lo, q_hi);
-    if constexpr (kFifthBit<Block>) high = _mm256_srli_epi16(high, 2);
+  for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
     _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
-  }
+  });
   const __m128i scales_mins = unpack_scales_mins(w.scales);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepu8_epi32(scales_mins));
   const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));

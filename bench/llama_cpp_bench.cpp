@@ -23,7 +23,6 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -33,6 +32,7 @@
 #include "brick/core/cpu_features.hpp"
 #include "brick/model/llama_model.hpp"
 #include "brick/model/synthetic_model.hpp"
+#include "brick/runtime/atomic_file.hpp"
 #include "brick/runtime/cpu_topology.hpp"
 #include "read_probe.hpp"
 #include "support/llama_cpp.hpp"
@@ -164,10 +164,10 @@ int main(const Options& o) {
       const auto json = nlohmann::json::parse(b.out);
       ours.add(json["timings"]["prompt_tokens_per_s"].get<double>(),
                json["timings"]["decode_tokens_per_s"].get<double>(), b.max_rss_mb);
-      std::ofstream(request)
-          << nlohmann::json{{"model", model_path.string()}, {"prompt", prompt},   {"n", o.decode},
-                            {"threads", threads},           {"context", context}, {"top", 1}}
-                 .dump();
+      write_file_atomically(request,
+                            nlohmann::json{{"model", model_path.string()}, {"prompt", prompt},   {"n", o.decode},
+                                           {"threads", threads},           {"context", context}, {"top", 1}}
+                                .dump());
       const Child l = run_child({"node", script.string(), "@" + request.string()});
       test::LlamaCppRun run;
       run.raw = nlohmann::json::parse(

@@ -2,18 +2,16 @@
 // valid files made by GgufWriter that between them hold every value type, nested and empty arrays,
 // tensors of several types and shapes, another alignment and a v2 header, so the fuzzer starts
 // from inputs that reach every part of the reader.
-#include <fmt/format.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <span>
-#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "brick/gguf/gguf_writer.hpp"
+#include "brick/runtime/atomic_file.hpp"
 
 namespace {
 
@@ -28,10 +26,7 @@ void fill(std::size_t index, std::span<std::byte> out) {
 }
 
 void save(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+  brick::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Metadata scalars() {

@@ -3,6 +3,8 @@
 // This file is baseline x86-64 code.
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include "brick/core/error.hpp"
 #include "brick/quant/bf16.hpp"
 #include "brick/quant/fp16.hpp"
@@ -10,6 +12,7 @@
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/q8_0.hpp"
 #include "quant/dot_kernel_table.hpp"
+#include "quant/q8k_bsums.hpp"
 
 namespace brick::quant {
 namespace detail {
@@ -81,6 +84,7 @@ float checked_dot(std::span<const typename Format::Weight> w, std::span<const ty
     throw InvalidArgument(fmt::format("{}: the weight row has {} blocks but the activation row has {}", what,
                                       w.size(), x.size()));
   }
+  if constexpr (std::is_same_v<typename Format::Activation, BlockQ8K>) detail::require_consistent_bsums(x, what);
   return detail::select_kernel<Format>(backend).row(w.data(), x.data(), w.size());
 }
 

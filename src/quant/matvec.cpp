@@ -14,6 +14,7 @@
 #include "brick/quant/quantize.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/matvec_rows.hpp"
+#include "quant/q8k_bsums.hpp"
 
 namespace brick::quant {
 
@@ -294,6 +295,7 @@ void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float
   if (source.activation != detail::ActivationType::Q8K) {
     throw InvalidArgument(fmt::format("matvec: {} weights do not take Q8_K activations", name(w.type())));
   }
+  detail::require_consistent_bsums(xq, "matvec");
   detail::Activations x;
   x.cols = cols(w);
   x.set(detail::ActivationType::Q8K, xq.data());

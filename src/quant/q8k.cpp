@@ -10,6 +10,7 @@
 #include "brick/quant/kquants.hpp"
 #include "quant/kernels/quantize_q8k.hpp"
 #include "quant/kquant_common.hpp"
+#include "quant/q8k_bsums.hpp"
 
 namespace brick::quant {
 namespace {
@@ -61,4 +62,22 @@ void dequantize_q8k(std::span<const BlockQ8K> in, std::span<float> out) {
   }
 }
 
+namespace detail {
+
+void require_consistent_bsums(std::span<const BlockQ8K> x, std::string_view what) {
+  for (std::size_t b = 0; b < x.size(); ++b) {
+    for (std::size_t g = 0; g < kBlockSize / 16; ++g) {
+      int sum = 0;
+      for (std::size_t i = 0; i < 16; ++i) sum += x[b].qs[g * 16 + i];
+      if (sum != x[b].bsums[g]) {
+        throw InvalidArgument(fmt::format(
+            "{}: Q8_K block {} has bsums[{}] = {} but its quants sum to {}; the bsums must be the "
+            "ones quantize_q8k writes",
+            what, b, g, x[b].bsums[g], sum));
+      }
+    }
+  }
+}
+
+}  // namespace detail
 }  // namespace brick::quant

@@ -344,6 +344,32 @@ TEST(PublicDot, ValidatesSizesAndRunsTheSelectedKernel) {
   expect_public_dot_runs_the_selected_kernel<quant::detail::Q6KFormat>(quant::dot_q6k_q8k);
 }
 
+// A Q8_K row whose bsums are not its sums would give each backend another answer (the SIMD kernels
+// take them as given, the scalar one sums the quants): every backend refuses it, naming the block.
+template <class Format>
+void expect_inconsistent_bsums_refused(float (*dot)(std::span<const typename Format::Weight>,
+                                                   std::span<const quant::BlockQ8K>, Backend)) {
+  using Testing = FormatTesting<Format>;
+  const auto w = Testing::random_weights(3, 7);
+  auto x = Testing::random_activations(3, 8);
+  x[2].bsums[5] = static_cast<std::int16_t>(x[2].bsums[5] + 1000);
+  for (const Backend backend : kConcreteBackends) {
+    if (!is_supported(backend)) continue;
+    try {
+      dot(w, x, backend);
+      ADD_FAILURE() << name(backend) << " took bsums that are not the sums of the quants";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("block 2 has bsums[5]"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(PublicDot, RefusesQ8KRowsWhoseBsumsAreNotTheirSums) {
+  expect_inconsistent_bsums_refused<quant::detail::Q4KFormat>(quant::dot_q4k_q8k);
+  expect_inconsistent_bsums_refused<quant::detail::Q5KFormat>(quant::dot_q5k_q8k);
+  expect_inconsistent_bsums_refused<quant::detail::Q6KFormat>(quant::dot_q6k_q8k);
+}
+
 // ggml's own dot products of its golden rows (tests/quant/data/), within summation-order distance.
 template <class Format>
 void expect_golden_dots(const std::string& ggml_name) {

@@ -107,6 +107,10 @@ TYPED_TEST(MatvecTest, RejectsBadShapes) {
   if constexpr (TypeParam::kActivation == detail::ActivationType::Q8K) {
     EXPECT_NO_THROW(matvec(view<TypeParam>(blocks, 2, 512), std::span<const BlockQ8K>(xq), y, pool));
     EXPECT_THROW(matvec(view<TypeParam>(blocks, 2, 512), std::span<const BlockQ8K>(xq).first(1), y, pool), InvalidArgument);
+    auto inconsistent = xq;  // bsums the SIMD kernels would take as given
+    inconsistent[1].bsums[0] = static_cast<std::int16_t>(inconsistent[1].bsums[0] + 1);
+    EXPECT_THROW(matvec(view<TypeParam>(blocks, 2, 512), std::span<const BlockQ8K>(inconsistent), y, pool),
+                 InvalidArgument);
   } else {
     // Only the k-quants take Q8_K activations.
     EXPECT_THROW(matvec(view<TypeParam>(blocks, 2, 512), std::span<const BlockQ8K>(xq), y, pool), InvalidArgument);

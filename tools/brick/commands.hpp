@@ -2,17 +2,23 @@
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "brick/model/file_type.hpp"
 
 namespace brick::cli {
 
-void add_info_command(CLI::App& app);
-void add_run_command(CLI::App& app);
-void add_gen_model_command(CLI::App& app);
-void add_quantize_command(CLI::App& app);
-void add_verify_command(CLI::App& app);
+// A subcommand's work, with its options as parsed.
+using Action = std::function<void()>;
+
+// Each adds its subcommand to `app`; when a command line names it, parsing sets `chosen` to its
+// work, which runs only when called.
+void add_info_command(CLI::App& app, Action& chosen);
+void add_run_command(CLI::App& app, Action& chosen);
+void add_gen_model_command(CLI::App& app, Action& chosen);
+void add_quantize_command(CLI::App& app, Action& chosen);
+void add_verify_command(CLI::App& app, Action& chosen);
 
 // The exit status the command that ran asked for (0 unless it reported a failure).
 int exit_code();

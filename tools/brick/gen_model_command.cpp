@@ -55,7 +55,7 @@ void gen_model(const GenModelOptions& o) {
 
 }  // namespace
 
-void add_gen_model_command(CLI::App& app) {
+void add_gen_model_command(CLI::App& app, Action& chosen) {
   auto o = std::make_shared<GenModelOptions>();
   auto* cmd = app.add_subcommand(
       "gen-model", "Write a synthetic llama model (GGUF) that llama.cpp loads and runs");
@@ -83,7 +83,7 @@ void add_gen_model_command(CLI::App& app) {
   cmd->add_option("-t,--threads", o->threads,
                   "Threads drawing the weights (default: the physical cores)")
       ->transform(whole_number(0, 1 << 16));
-  cmd->callback([o] { gen_model(*o); });
+  cmd->callback([o, &chosen] { chosen = [o] { gen_model(*o); }; });
 }
 
 }  // namespace brick::cli

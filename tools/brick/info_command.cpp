@@ -213,18 +213,20 @@ void print_model_json(const gguf::GgufFile& file) {
 
 }  // namespace
 
-void add_info_command(CLI::App& app) {
+void add_info_command(CLI::App& app, Action& chosen) {
   auto o = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand(
       "info", "Show the CPU and the backends Brick picks, or a GGUF model's contents");
   info->add_option("model", o->model, "A GGUF file: its architecture, metadata and tensors")
       ->check(CLI::ExistingFile);
   info->add_flag("--json", o->json, "Machine-readable output (with a model)");
-  info->callback([o] {
-    if (o->model.empty()) return print_cpu();
-    const gguf::GgufFile file = gguf::GgufFile::open(o->model);
-    if (o->json) return print_model_json(file);
-    print_model_text(file);
+  info->callback([o, &chosen] {
+    chosen = [o] {
+      if (o->model.empty()) return print_cpu();
+      const gguf::GgufFile file = gguf::GgufFile::open(o->model);
+      if (o->json) return print_model_json(file);
+      print_model_text(file);
+    };
   });
 }
 

@@ -31,7 +31,7 @@ void quantize(const QuantizeOptions& o) {
 
 }  // namespace
 
-void add_quantize_command(CLI::App& app) {
+void add_quantize_command(CLI::App& app, Action& chosen) {
   auto o = std::make_shared<QuantizeOptions>();
   auto* cmd = app.add_subcommand(
       "quantize", "Re-type a llama GGUF as llama-quantize does (no importance matrix)");
@@ -40,7 +40,7 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("type", o->type, "q4_k_m, q5_k_m, q6_k, q8_0, f16, bf16 or f32")->required();
   cmd->add_option("-t,--threads", o->threads, "Threads (default: the physical cores)")
       ->transform(whole_number(0, 1 << 16));
-  cmd->callback([o] { quantize(*o); });
+  cmd->callback([o, &chosen] { chosen = [o] { quantize(*o); }; });
 }
 
 }  // namespace brick::cli

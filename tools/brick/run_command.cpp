@@ -424,7 +424,7 @@ void run(const RunOptions& o) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app) {
+void add_run_command(CLI::App& app, Action& chosen) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run",
                                  "Generate text with a llama GGUF (default: a synthetic model) on "
@@ -508,7 +508,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--graph", o->graph.path, "Write the execution graph (FILE.dot: Graphviz, FILE.json)");
   cmd->add_flag("--critical-path", o->graph.critical_path,
                 "Print the critical path of the run with slack and roofline classes");
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o, &chosen] { chosen = [o] { run(*o); }; });
 }
 
 }  // namespace brick::cli

@@ -133,7 +133,7 @@ void verify(const VerifyOptions& o) {
 
 }  // namespace
 
-void add_verify_command(CLI::App& app) {
+void add_verify_command(CLI::App& app, Action& chosen) {
   auto o = std::make_shared<VerifyOptions>();
   auto* cmd = app.add_subcommand("verify",
                                  "Run a llama GGUF (default: the synthetic model) on every backend against Scalar, "
@@ -160,7 +160,7 @@ void add_verify_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Machine-readable output");
   // For tests of the command itself: makes one kernel of one backend wrong at one (layer, token).
   cmd->add_option("--inject-fault", o->faults, "KERNEL,LAYER,TOKEN[,BACKEND]")->group("");
-  cmd->callback([o] { verify(*o); });
+  cmd->callback([o, &chosen] { chosen = [o] { verify(*o); }; });
 }
 
 }  // namespace brick::cli

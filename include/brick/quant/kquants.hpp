@@ -89,8 +89,8 @@ void dequantize_q8k(std::span<const BlockQ8K> in, std::span<float> out);
 // magnitudes (sum over blocks of |d * x.d * block total|), not of the result: where blocks cancel,
 // the relative difference of the results can be far larger (1.7e-3 was seen on random blocks).
 // As in ggml, the SIMD kernels take x's bsums as given (the Q6_K offset and the Q4_K / Q5_K mins
-// come from them) while the scalar reference sums the quants itself: x must hold the bsums that
-// quantize_q8k writes, or the backends disagree.
+// come from them) while the scalar reference sums the quants itself, so x must hold the bsums that
+// quantize_q8k writes: each call checks them first (InvalidArgument naming the block otherwise).
 float dot_q4k_q8k(std::span<const BlockQ4K> w, std::span<const BlockQ8K> x,
                   Backend backend = Backend::Auto);
 float dot_q5k_q8k(std::span<const BlockQ5K> w, std::span<const BlockQ8K> x,

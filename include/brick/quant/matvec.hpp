@@ -20,7 +20,8 @@ namespace brick::quant {
 void matvec(const WeightMatrix& w, std::span<const float> x, std::span<float> y, ThreadPool& pool,
             Backend backend = Backend::Auto);
 
-// The same with x already in Q8_K (xq.size() == cols / 256; W a k-quant): allocates nothing.
+// The same with x already in Q8_K (xq.size() == cols / 256; W a k-quant): allocates nothing. xq's
+// bsums must be the ones quantize_q8k writes (see dot_q4k_q8k; checked, InvalidArgument).
 void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float> y, ThreadPool& pool,
             Backend backend = Backend::Auto);
 

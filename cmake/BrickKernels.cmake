@@ -1,5 +1,5 @@
 # Per-ISA kernels live in their own translation units. The file name's suffix picks the target flags,
-# so adding a kernel never needs a CMake edit: foo_avx2.cpp gets AVX2+FMA+F16C, foo_avx512.cpp gets
+# so a new kernel needs only its line in src/CMakeLists.txt: foo_avx2.cpp gets AVX2+FMA+F16C, foo_avx512.cpp gets
 # AVX-512 F/BW/DQ/VL, foo_avx512vnni.cpp adds VNNI, foo_avx512gfni.cpp VNNI and GFNI,
 # foo_avx512bf16.cpp BF16, foo_f16c.cpp gets F16C, foo_amx.cpp gets AMX.
 # Everything else is built for the baseline x86-64 target, so one binary runs on any x86-64 CPU and

@@ -1,4 +1,4 @@
-// The README's library example, built by CI through add_subdirectory.
+// The README's library example, built by CI through add_subdirectory, find_package and pkg-config.
 #include <brick/brick.hpp>
 
 #include <cstdio>

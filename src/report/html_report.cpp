@@ -111,7 +111,7 @@ std::string brick_chart(const ReportInput& in) {
   if (in.bricks.empty()) return out + "<p class=\"note\">The profile holds no bricks (was the profiler on?).</p></section>\n";
   out += "<p class=\"note\">Bars: total time and share of all brick time. Right: time per token against the "
          "brick's budget (100% is exactly on budget; red is over).</p>\n";
-  constexpr double kRow = 24.0, kTop = 22.0, kLabel = 210.0, kBars = 430.0, kUtilX = 790.0, kUtil = 150.0;
+  constexpr double kRow = 24.0, kTop = 22.0, kLabel = 210.0, kBars = 360.0, kUtilX = 740.0, kUtil = 150.0;
   double longest = 1.0, util_scale = 2.0;
   for (const BrickTime& b : in.bricks) {
     longest = std::max(longest, static_cast<double>(b.total_ns));
@@ -150,6 +150,12 @@ std::string brick_chart(const ReportInput& in) {
   return out + "</svg></section>\n";
 }
 
+// A logarithmic axis from lo to hi, drawn from `start` over `length` (negative: upwards).
+struct LogAxis {
+  double lo, hi, start, length;
+  double at(double value) const { return start + length * (std::log10(value) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); }
+};
+
 std::string layer_chart(const ReportInput& in) {
   std::string out = "<section id=\"layers\"><h2>Tokens per second per layer</h2>\n";
   const RunFacts& run = in.run;
@@ -161,27 +167,31 @@ std::string layer_chart(const ReportInput& in) {
                      "time.</p>\n",
                      number("layer_tokens", static_cast<double>(run.tokens)));
   std::vector<double> rates;
-  double fastest = 1e-9;
+  double fastest = 1.0, slowest = 1e300;
   for (const LayerTime& layer : run.layers) {
     rates.push_back(layer.ns > 0 ? static_cast<double>(run.tokens) * 1e9 / static_cast<double>(layer.ns) : 0.0);
     fastest = std::max(fastest, rates.back());
+    if (rates.back() > 0.0) slowest = std::min(slowest, rates.back());
   }
+  // A log axis: the embedding lookup runs orders of magnitude faster than a block.
+  const double lo = std::pow(10.0, std::floor(std::log10(std::min(slowest, fastest)))),
+               hi = std::pow(10.0, std::ceil(std::log10(fastest * 1.01)));
   constexpr double kLeft = 60.0, kTop = 16.0, kPlot = 200.0, kBottom = 70.0;
+  const LogAxis axis{lo, hi, kTop + kPlot, -kPlot};
   const double n = static_cast<double>(run.layers.size());
   const double step = (kChartWidth - kLeft - 10.0) / n;
   const std::size_t label_every = static_cast<std::size_t>(std::ceil(14.0 / step));
   out += fmt::format(
       R"(<svg class="chart" data-chart="layers" viewBox="0 0 {} {}" role="img" aria-label="Tokens per second per layer">)",
       kChartWidth, kTop + kPlot + kBottom);
-  for (int tick = 0; tick <= 4; ++tick) {
-    const double y = kTop + kPlot * (1.0 - tick / 4.0);
+  for (double decade = lo; decade <= hi * 1.001; decade *= 10) {
+    const double y = axis.at(decade);
     out += fmt::format(R"(<line class="grid" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}"/>)", kLeft, y, kChartWidth - 10, y);
-    out += fmt::format(R"(<text x="{}" y="{:.1f}" text-anchor="end" class="muted">{}</text>)", kLeft - 4, y + 4,
-                       shown(fastest * tick / 4.0));
+    out += fmt::format(R"(<text x="{}" y="{:.1f}" text-anchor="end" class="muted">{:g}</text>)", kLeft - 4, y + 4, decade);
   }
   for (std::size_t i = 0; i < run.layers.size(); ++i) {
     const double x = kLeft + step * static_cast<double>(i);
-    const double h = kPlot * rates[i] / fastest;
+    const double h = rates[i] > 0.0 ? kTop + kPlot - axis.at(rates[i]) : 0.0;
     out += fmt::format(R"(<g data-layer="{}"><title>{}: {} tokens/s</title>)", escape(run.layers[i].layer),
                        escape(run.layers[i].layer), shown(rates[i]));
     out += fmt::format(R"(<rect class="bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"/>)", x + step * 0.1,
@@ -203,12 +213,6 @@ std::string layer_chart(const ReportInput& in) {
   }
   return out + "</table></section>\n";
 }
-
-// Log-log axes of the roofline: FLOPs per byte across, GFLOP/s up.
-struct LogAxis {
-  double lo, hi, start, length;
-  double at(double value) const { return start + length * (std::log10(value) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); }
-};
 
 std::string roofline_chart(const ReportInput& in) {
   std::string out = "<section id=\"roofline\"><h2>Roofline</h2>\n";
@@ -263,6 +267,7 @@ std::string roofline_chart(const ReportInput& in) {
                        y.at(peaks->gflops_per_second), x.at(x_hi), y.at(peaks->gflops_per_second));
   }
   std::string table;
+  std::vector<std::pair<double, double>> labels;  // placed so far: a label moves down until it is clear
   for (std::size_t i = 0; i < in.bricks.size(); ++i) {
     const BrickTime& b = in.bricks[i];
     const double intensity = b.bytes > 0 ? static_cast<double>(b.flops) / static_cast<double>(b.bytes) : 0.0;
@@ -278,9 +283,16 @@ std::string roofline_chart(const ReportInput& in) {
                          number(key + "gflop_per_second", b.gflop_per_second), bound, of_roof);
     if (b.flops == 0 || b.bytes == 0 || b.gflop_per_second <= 0.0) continue;
     const double px = x.at(intensity), py = y.at(b.gflop_per_second);
+    double ly = py - 6;
+    while (std::any_of(labels.begin(), labels.end(), [&](const auto& l) {
+      return std::fabs(l.first - px) < 110.0 && std::fabs(l.second - ly) < 13.0;
+    })) {
+      ly += 13.0;
+    }
+    labels.emplace_back(px, ly);
     out += fmt::format(R"(<g data-point="{}"><title>{}: {} FLOP/byte, {} GFLOP/s, {} GB/s</title><circle class="point" cx="{:.1f}" cy="{:.1f}" r="5"/><text x="{:.1f}" y="{:.1f}">{}</text></g>)",
                        escape(b.name), escape(b.name), shown(intensity), shown(b.gflop_per_second), shown(b.gb_per_second),
-                       px, py, px + 7, py - 6, escape(b.name));
+                       px, py, px + 7, ly, escape(b.name));
   }
   out += "</svg>\n<table data-table=\"roofline\"><tr><th>brick</th><th>FLOP/byte</th><th>GB/s</th><th>GFLOP/s</th>"
          "<th>bound</th><th>of the roof</th></tr>\n";
@@ -316,7 +328,7 @@ std::string timeline_chart(const ReportInput& in) {
   }
   std::size_t lanes = 2;
   for (auto& [thread, lane] : thread_lane) lane = lanes++;
-  out += fmt::format("<p class=\"note\">The last forward pass of the run ({} tokens), {} long; hover a block for its name "
+  out += fmt::format("<p class=\"note\">The last forward pass of the run (tokens: {}), {} long; hover a block for its name "
                      "and time.</p>\n",
                      number("timeline_tokens", static_cast<double>(run.timeline_tokens)),
                      number("timeline_us", static_cast<double>(end) / 1e3, " µs"));

@@ -13,6 +13,7 @@ void add_run_command(CLI::App& app);
 void add_gen_model_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 // The exit status the command that ran asked for (0 unless it reported a failure).
 int exit_code();

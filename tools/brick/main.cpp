@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   brick::cli::add_gen_model_command(app);
   brick::cli::add_quantize_command(app);
   brick::cli::add_verify_command(app);
+  brick::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

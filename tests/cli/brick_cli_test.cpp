@@ -56,6 +56,33 @@ TEST_F(BrickCli, ForcedTokensAreFedWhilePredictionsAreReported) {
   EXPECT_EQ(json["generated"], nlohmann::json({7, 8, 9}));
 }
 
+TEST_F(BrickCli, ReportsAreOnePageFromTheRunOrFromItsProfile) {
+  const fs::path page = path("run.html"), profile = path("report-profile.json"), again = path("again.html");
+  const Outcome o = brick(fmt::format("run '{}' -n 2 --report '{}' --profile-json '{}'", model().string(),
+                                      page.string(), profile.string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::ifstream in(profile);
+  const auto json = nlohmann::json::parse(in);
+  EXPECT_EQ(json["schema"], "brick.profile");
+  EXPECT_FALSE(json["run"]["layers"].empty());
+  EXPECT_FALSE(json["run"]["timeline"].empty());
+  EXPECT_FALSE(json["run"]["verdicts"].empty());
+  const Outcome r = brick(fmt::format("report '{}' -o '{}'", profile.string(), again.string()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream a(page), b(again);
+  const std::string from_run(std::istreambuf_iterator<char>(a), {}), from_file(std::istreambuf_iterator<char>(b), {});
+  EXPECT_EQ(from_run, from_file);
+  for (const char* chart : {"bricks", "layers", "roofline", "timeline"}) {
+    EXPECT_NE(from_run.find(fmt::format("data-chart=\"{}\"", chart)), std::string::npos) << chart;
+  }
+  std::ofstream(path("not-a-profile.json")) << R"({"schema": "brick.graph"})";
+  expect_error(fmt::format("report '{}' -o '{}'", path("not-a-profile.json").string(), again.string()), "schema");
+  expect_error(fmt::format("report '{}' -o '{}'", profile.string(), path("no-such-folder/r.html").string()),
+               "--output");
+  expect_error(fmt::format("run '{}' --report '{}'", model().string(), path("no-such-folder/r.html").string()),
+               "--report");
+}
+
 TEST_F(BrickCli, ExportsAreWrittenWhole) {
   const fs::path trace = path("trace.json"), profile = path("profile.json"),
                  prom = path("metrics.prom");

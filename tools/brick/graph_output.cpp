@@ -21,16 +21,20 @@ void GraphOutput::check() const {
   require_writable(path, "--graph");
 }
 
-void GraphOutput::write(const graph::ExecutionGraph& graph, ThreadPool& pool, bool json) const {
-  std::optional<graph::MachinePeaks> peaks;
+std::optional<graph::MachinePeaks> machine_peaks(ThreadPool& pool) {
   try {
     const std::filesystem::path folder = cache_folder();
     std::error_code ignored;  // a folder that cannot be made shows as the cache's IoError below
     std::filesystem::create_directories(folder, ignored);
-    peaks = graph::cached_peaks(folder / "peaks.json", pool);
+    return graph::cached_peaks(folder / "peaks.json", pool);
   } catch (const IoError& error) {
     fmt::print(stderr, "brick: no roofline classes: {}\n", error.what());
   }
+  return std::nullopt;
+}
+
+void GraphOutput::write(const graph::ExecutionGraph& graph, ThreadPool& pool, bool json) const {
+  const std::optional<graph::MachinePeaks> peaks = machine_peaks(pool);
   if (!path.empty()) graph::write_graph(path, graph, {.peaks = peaks});
   if (!critical_path) return;
   if (peaks) {

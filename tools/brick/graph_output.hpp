@@ -2,12 +2,18 @@
 // `brick run --graph FILE.dot|FILE.json` and `--critical-path`: the execution graph of the run,
 // written to a file and summarized in the terminal with slack and roofline classes (against the
 // machine's peaks, measured once and cached in the cache folder).
+#include <optional>
 #include <string>
 
 #include "brick/graph/execution_graph.hpp"
+#include "brick/graph/roofline.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
 
 namespace brick::cli {
+
+// This machine's peaks, measured once and cached in the cache folder; nullopt (with a note on
+// stderr) when the cache cannot be written.
+std::optional<graph::MachinePeaks> machine_peaks(ThreadPool& pool);
 
 struct GraphOutput {
   std::string path;  // --graph: empty for none

@@ -22,6 +22,8 @@
 #include "brick/profile/profiler.hpp"
 #include "brick/profile/profiling_observer.hpp"
 #include "brick/graph/graph_recorder.hpp"
+#include "brick/report/html_report.hpp"
+#include "brick/runtime/atomic_file.hpp"
 #include "commands.hpp"
 #include "default_model.hpp"
 #include "graph_output.hpp"
@@ -50,6 +52,7 @@ struct RunOptions {
   std::size_t trace_events = 1 << 20;
   std::string profile_json_path;
   std::string prometheus_path;
+  std::string report_path;
   GraphOutput graph;
 };
 
@@ -307,9 +310,42 @@ void print_json(const RunOptions& o, const Run& r) {
   fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// What --profile-json and --report add to the profile: per-layer times, the machine's peaks, the
+// last pass as a timeline (when the graph was recorded) and the run's verdicts.
+report::RunFacts run_facts(const RunOptions& o, const Run& r, const graph::GraphRecorder* graph, ThreadPool& pool) {
+  report::RunFacts facts;
+  facts.title = r.model.name();
+  facts.tokens = r.decoder.n_past();
+  for (const auto& layer : r.decoder.layer_times()) facts.layers.push_back({std::string(layer.layer), layer.runs, layer.ns});
+  facts.peaks = machine_peaks(pool);
+  if (graph != nullptr) facts.timeline = report::last_pass_timeline(graph->graph(), facts.timeline_tokens);
+  const VerifySummary& v = r.verified;
+  std::string detail = fmt::format("{} bricks, {} assertions, {} failed", v.bricks, v.assertions, v.failed);
+  if (!v.worst_brick.empty()) {
+    detail += fmt::format("; largest gap to the reference {:.2g} absolute, in {} ({})", v.worst.max_abs_error,
+                          v.worst_brick, v.worst.name);
+  }
+  facts.verdicts.push_back({"verify against the reference backend", v.failed == 0, detail});
+  for (const std::string& failure : v.failures) facts.verdicts.push_back({"verify", false, failure});
+  facts.verdicts.push_back({fmt::format("assertions on every call ({})", o.checks), r.monitor.assertions_failed() == 0,
+                            r.monitor.assertions_failed() == 0
+                                ? std::string("none failed")
+                                : fmt::format("{} failed; the first: {}", r.monitor.assertions_failed(),
+                                              r.monitor.first_failure())});
+  for (BrickId id : all_brick_ids()) {
+    const RunMonitor::Kind& kind = r.monitor.kinds()[index(id)];
+    if (kind.runs == 0) continue;
+    facts.verdicts.push_back(
+        {fmt::format("budget of {} at {:g} GB/s", name(id), o.budget_gb_per_second), kind.over_budget == 0,
+         fmt::format("{} of {} runs over budget; worst {:.0f}% ({})", kind.over_budget, kind.runs,
+                     100.0 * kind.worst_utilisation, kind.worst_brick)});
+  }
+  return facts;
+}
+
 void run(const RunOptions& o) {
   const std::vector<std::string> outputs = {o.trace_path, o.profile_json_path, o.prometheus_path,
-                                            o.graph.path};
+                                            o.graph.path, o.report_path};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       if (!outputs[i].empty() && outputs[i] == outputs[j]) {
@@ -320,7 +356,7 @@ void run(const RunOptions& o) {
   }
   for (const auto& [path, flag] :
        {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
-        std::pair{o.prometheus_path, "--prometheus"}}) {
+        std::pair{o.prometheus_path, "--prometheus"}, std::pair{o.report_path, "--report"}}) {
     require_writable(path, flag);
   }
   o.graph.check();
@@ -371,7 +407,8 @@ void run(const RunOptions& o) {
   ProfilingObserver profiling(profiler);
   RunMonitor monitor(profiling, profiler);
   graph::GraphRecorder graph;
-  if (o.graph.wanted()) profiler.enable_graph(graph);
+  const bool record_graph = o.graph.wanted() || !o.report_path.empty();
+  if (record_graph) profiler.enable_graph(graph);
 
   model::Generator generator(decoder, params, options.policy);
   generator.validate(prompt);
@@ -408,15 +445,21 @@ void run(const RunOptions& o) {
     return;
   }
   const VerifySummary verified = summarize(generator.verify());
-  const Run report{model,   decoder, *generation, verified,   profiler,
+  const Run finished{model,   decoder, *generation, verified,   profiler,
                    monitor, text,    load_ms,     pool.size()};
   if (o.json) {
-    print_json(o, report);
+    print_json(o, finished);
   } else {
-    print_report(o, report);
+    print_report(o, finished);
   }
   if (!o.trace_path.empty()) profiler.write_chrome_trace(o.trace_path);
-  if (!o.profile_json_path.empty()) profiler.write_json(o.profile_json_path);
+  if (!o.profile_json_path.empty() || !o.report_path.empty()) {
+    const std::string profile =
+        report::to_profile_json(profiler, run_facts(o, finished, record_graph ? &graph : nullptr, pool));
+    if (!o.profile_json_path.empty()) write_file_atomically(o.profile_json_path, profile);
+    // From the JSON, so that the page shows exactly what the file holds.
+    if (!o.report_path.empty()) report::write_html_report(o.report_path, report::parse_report_input(profile, "the run's profile"));
+  }
   if (!o.prometheus_path.empty()) profiler.write_prometheus(o.prometheus_path);
   if (o.graph.wanted()) o.graph.write(graph.graph(), pool, o.json);
   if (verified.failed > 0 || monitor.assertions_failed() > 0) set_exit_code(2);
@@ -502,7 +545,10 @@ void add_run_command(CLI::App& app, Action& chosen) {
                   "Trace events kept; later ones are counted as dropped")
       ->capture_default_str()
       ->transform(whole_number(0, 1 << 30));
-  cmd->add_option("--profile-json", o->profile_json_path, "Write the profile as JSON");
+  cmd->add_option("--profile-json", o->profile_json_path,
+                  "Write the profile as JSON, with per-layer times, peaks and verdicts (brick report reads it)");
+  cmd->add_option("--report", o->report_path,
+                  "Write the profile as one self-contained HTML page (charts, roofline, timeline, verdicts)");
   cmd->add_option("--prometheus", o->prometheus_path,
                   "Write the profile in Prometheus text format");
   cmd->add_option("--graph", o->graph.path, "Write the execution graph (FILE.dot: Graphviz, FILE.json)");

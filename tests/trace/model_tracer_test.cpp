@@ -176,7 +176,7 @@ TEST(ModelTracer, QuantSummaryAndKvCache) {
   const Pos positions[] = {0, 1, 2};
   ASSERT_TRUE(cache.find_slot(0, positions, Placement::Contiguous));
   tracer.record_kv_cache(1, cache, 0);
-  const auto& kv = std::get<KvCacheState>(tracer.events().back());
+  const KvCacheState kv = std::get<KvCacheState>(tracer.events().back());
   EXPECT_EQ(kv.used, 3u);
   EXPECT_EQ(kv.cells, 8u);
   EXPECT_EQ(tracer.summary().kv_high_water, 3u);

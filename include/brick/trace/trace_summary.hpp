@@ -14,7 +14,7 @@ struct QuantSummary {
   std::uint64_t ok = 0;
   std::uint64_t warning = 0;
   std::uint64_t critical = 0;
-  std::optional<QuantErrorRecord> worst;  // lowest cosine (the first on ties)
+  std::optional<QuantErrorRecord> worst;  // non-finite values first, then the lowest cosine; first on ties
   bool operator==(const QuantSummary&) const = default;
 };
 

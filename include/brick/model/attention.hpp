@@ -2,9 +2,8 @@
 // The attention of one token against a KvCache, as llama.cpp's CPU backend computes it without
 // flash attention, in two bricks:
 //
-//   KvWriteOp:    the tokens' (rotated) key and value rows into their cache cells, rounded to F16
-//   in
-//                 an F16 cache; the output is the stored rows read back as floats.
+//   KvWriteOp:    the tokens' (rotated) key and value rows into their cache cells, rounded to
+//                 F16 in an F16 cache; the output is the stored rows read back as floats.
 //   AttentionOp:  for every token and query head h (GQA: kv head h / (n_head / n_kv_head)), the
 //                 scores s_c = (k_c . q_h) / sqrt(head_dim) over the token's causal window of cells
 //                 (a sequence stored from cell 0), p = softmax(s), out_h = sum_c p_c v_c.

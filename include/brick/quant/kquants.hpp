@@ -67,10 +67,8 @@ static_assert(offsetof(BlockQ8K, qs) == 4 && offsetof(BlockQ8K, bsums) == 260);
 // quantize_row_q4_K_ref / quantize_row_q5_K_ref / quantize_row_q6_K_ref / quantize_row_q8_K (checked
 // against ggml 0.23.0) for every input, non-finite ones included. An all-zero block is all-zero
 // bytes in every format (for Q8_K this defines the bsums that ggml leaves unwritten). Q4_K, Q5_K and
-// Q6_K are scalar code:
-// quantizing weights is offline work. quantize_q8k runs once per mat-vec, so it has AVX2 and
-// AVX-512 kernels: the same bytes as its scalar reference on every backend, at about 0.2 ns per
-// value with AVX-512 against 0.9 scalar.
+// Q6_K are scalar code: quantizing weights is offline work. quantize_q8k runs once per mat-vec, so
+// it has AVX2 and AVX-512 kernels, with the same bytes as its scalar reference on every backend.
 void quantize_q4k(std::span<const float> x, std::span<BlockQ4K> out);
 void quantize_q5k(std::span<const float> x, std::span<BlockQ5K> out);
 void quantize_q6k(std::span<const float> x, std::span<BlockQ6K> out);

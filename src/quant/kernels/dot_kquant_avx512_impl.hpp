@@ -115,10 +115,9 @@ template <class Block, class Dot>
   dot_four_runs_here(dot, starts, count, x, blocks, out);
 }
 
-// Inlined or called as Dot::kRunsOutOfLine says. Measured on Zen 4: called, the Q5_K loop takes its
-// constants from the Dot object in memory and spills less (rows in L2 5.44 -> 5.22 ns per block);
-// the Q6_K loop keeps them in registers when inlined (a mat-vec of one-block rows 7% faster, rows in
-// L2 the same either way).
+// Inlined or called as Dot::kRunsOutOfLine says, whichever is faster per format: called, the Q5_K
+// loop takes its constants from the Dot object in memory and spills less; inlined, the Q6_K loop
+// keeps them in registers.
 template <class Block, class Dot>
 [[gnu::always_inline]] inline void dot_four_runs(const Dot& dot, const Block* const (&starts)[4], std::size_t count,
                                                  const BlockQ8K* x, std::size_t blocks, float* const (&out)[4]) {
@@ -283,7 +282,7 @@ struct Q6KConstants {
 
 // (a & 0x0F) | (b & 0xF0) with c = 0x0F in every byte. vpternlogd overwrites its first operand, so b
 // (the high bits, used once) goes first: with a first, GCC copied each nibble vector that is also
-// shifted (Q5_K four-row kernel 5.44 -> 5.37 ns per block in L2).
+// shifted, one more instruction per vector.
 inline __m512i merge_nibbles(__m512i a, __m512i b, __m512i low_nibble) {
   return _mm512_ternarylogic_epi32(b, a, low_nibble, 0xD8);  // c ? a : b, bit by bit
 }
@@ -306,7 +305,7 @@ inline Q6KUnpacked unpack(const BlockQ6K& w, const Q6KConstants& k) {
     // loads and an insert ran no faster from DRAM and slower from cache since the multi-row kernels
     // share the activation loads. The empty asm statement keeps ql in a register: otherwise GCC
     // reads the 64 bytes a second time as the memory operand of the shift, and line-crossing loads
-    // are what this kernel is shortest of (hot dot 5.21 -> 4.98 ns per block on Zen 4).
+    // are the resource this kernel runs out of first.
     __m512i ql = _mm512_loadu_si512(w.ql + 64 * half);
     __asm__("" : "+v"(ql));
     __m512i high_bits[2];

@@ -20,10 +20,9 @@ namespace brick::quant::kernels {
 namespace {
 
 // How far ahead of a row's loads each iteration prefetches it, every line. The hardware prefetchers
-// alone keep too few lines in flight at these formats' byte rate: on the Zen 5 development machine
-// (14336x4096 at 1 thread, A/B alternated) F16 read 73-86% of the read probe without and 83-100%
-// with 2 KiB ahead (1 KiB: 88-101%), Q8_0 75-92% -> 87-99%, BF16 74-86% -> 78-88% (bench/RESULTS.md).
-// The k-quant kernels do not prefetch: on Zen 4 it made them slower.
+// alone keep too few lines in flight at these formats' byte rate, and 2 KiB ahead brings F16, Q8_0
+// and BF16 mat-vecs closest to the read probe (bench/RESULTS.md). The k-quant kernels read fewer
+// bytes per value and do not prefetch: on Zen 4 it made them slower.
 inline constexpr std::size_t kPrefetchAhead = 2048;
 
 template <class Kernel, class Weight, class Activation, std::size_t R>

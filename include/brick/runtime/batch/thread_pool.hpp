@@ -9,8 +9,8 @@
 // (the other CPU busy) or asleep delays nothing.
 //
 // A worker learns of a call from one cache line that also holds the call itself (and a copy of a
-// small callable), so a piece starts after one transfer between cores, not a chain of them (an
-// empty 2-thread call 0.16 -> 0.06 us on the development machine, bench/RESULTS.md).
+// small callable), so a piece starts after one transfer between cores, not a chain of them (the
+// cost of an empty call is in bench/RESULTS.md).
 //
 // With a KernelRecorder installed on the calling thread (core/kernel_recorder.hpp), every piece is
 // timed where it runs and the caller reports the call, its pieces and its join wait to the recorder

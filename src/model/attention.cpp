@@ -163,18 +163,24 @@ void AttentionOp::stage(std::size_t layer, Range cells, std::size_t n_cells, Bac
   }
 }
 
-void AttentionOp::run(const Input& input, std::span<float> out, Backend backend) const {
+void AttentionOp::require_valid(const Input& input, std::size_t outputs) const {
   const std::size_t width = shape_.n_head * shape_.head_dim;
   const std::size_t tokens = input.tokens;
   if (tokens == 0 || input.q.size() % tokens != 0 || input.q.size() / tokens < width ||
-      out.size() != tokens * width || input.cells < tokens ||
+      outputs != tokens * width || input.cells < tokens ||
       input.cells > cache_->shape().n_cells || input.layer >= cache_->shape().n_layers) {
     throw InvalidArgument(
         fmt::format("{}: {} tokens of q in {} values, {} outputs, {} cells of layer {}; expected "
                     "rows of at least {} values, {} outputs, {}..{} cells and a layer below {}",
-                    name(), tokens, input.q.size(), out.size(), input.cells, input.layer, width,
+                    name(), tokens, input.q.size(), outputs, input.cells, input.layer, width,
                     tokens * width, tokens, cache_->shape().n_cells, cache_->shape().n_layers));
   }
+}
+
+void AttentionOp::run(const Input& input, std::span<float> out, Backend backend) const {
+  require_valid(input, out.size());
+  const std::size_t width = shape_.n_head * shape_.head_dim;
+  const std::size_t tokens = input.tokens;
   const std::size_t stride = input.q.size() / tokens;
   const std::size_t group = shape_.n_head / shape_.n_kv_head;
   Staged& buffers = calling_thread_staged();
@@ -209,6 +215,20 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
   });
 }
 
+void AttentionOp::head_weights(std::span<const float> k, std::span<float> q,
+                               std::span<float> scores, std::span<float> probs,
+                               std::span<std::uint16_t> half, Backend backend) const {
+  const std::size_t d = shape_.head_dim;
+  const std::size_t n = scores.size();
+  const bool f16 = is_f16(*cache_);
+  if (f16) round_to_f16(q, half.first(d), backend);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  ops::matvec(k, n, d, q, scores, backend);
+  for (float& score : scores) score *= scale;
+  ops::softmax(scores, probs, backend);
+  if (f16) round_to_f16(probs, half.first(n), backend);
+}
+
 void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, std::size_t n,
                            std::span<float> out, std::size_t head, Backend backend,
                            std::size_t thread) const {
@@ -219,17 +239,44 @@ void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, st
   const std::span<const float> v = std::span(staged_->v).subspan(kv_head * cells * d, n * d);
   const std::span<float> q(s.q);
   std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
-  const bool f16 = is_f16(*cache_);
-  if (f16) round_to_f16(q, std::span(s.half).first(d), backend);
-
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const std::span<float> scores = std::span(s.scores).first(n);
   const std::span<float> probs = std::span(s.probs).first(n);
-  ops::matvec(k, n, d, q, scores, backend);
-  for (float& score : scores) score *= scale;
-  ops::softmax(scores, probs, backend);
-  if (f16) round_to_f16(probs, std::span(s.half).first(n), backend);
+  head_weights(k, q, std::span(s.scores).first(n), probs, s.half, backend);
   ops::matvec_transposed(v, n, d, probs, out.subspan(head * d, d), backend);
+}
+
+void AttentionOp::softmax_weights(const Input& input, std::size_t head, std::span<float> weights,
+                                  Backend backend) const {
+  const std::size_t d = shape_.head_dim;
+  thread_local std::vector<float> k, q, scores;
+  thread_local std::vector<std::uint16_t> half;
+  require_valid(input, output_size(input));
+  const std::size_t n = input.cells;
+  if (head >= shape_.n_head || weights.size() != n) {
+    throw InvalidArgument(fmt::format(
+        "{}: softmax weights of head {} over {} cells into {} values; expected a head below {} "
+        "and {} values",
+        name(), head, n, weights.size(), shape_.n_head, n));
+  }
+  // The kv head's keys of the cells, laid out as stage() lays them out for run().
+  const std::size_t kv_head = head / (shape_.n_head / shape_.n_kv_head);
+  k.resize(n * d);
+  half.resize(std::max(n, d));
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto cell = static_cast<CellIndex>(c);
+    const auto row = std::span(k).subspan(c * d, d);
+    if (is_f16(*cache_)) {
+      quant::fp16_to_fp32_row(
+          cache_->key_row<std::uint16_t>(input.layer, cell).subspan(kv_head * d, d), row, backend);
+    } else {
+      const auto keys = cache_->key_row<float>(input.layer, cell).subspan(kv_head * d, d);
+      std::copy(keys.begin(), keys.end(), row.begin());
+    }
+  }
+  const std::size_t stride = input.q.size() / input.tokens;
+  const auto token_q = input.q.subspan((input.tokens - 1) * stride + head * d, d);
+  q.assign(token_q.begin(), token_q.end());
+  scores.resize(n);
+  head_weights(k, q, scores, weights, half, backend);
 }
 
 }  // namespace brick::model

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "brick/core/error.hpp"
 #include "brick/model/sampling_op.hpp"
+#include "brick/trace/forward_scope.hpp"
 
 namespace brick::model {
 namespace {
@@ -16,6 +18,19 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The logit lens of the step (when the decoder computed one), then its logits, with the token the
+// sampler chose.
+void trace_logits(trace::ModelTracer& tracer, const LlamaDecoder& decoder, std::uint64_t step,
+                  std::span<const float> logits, TokenId chosen) {
+  const std::span<const float> lens = decoder.layer_logits();
+  const std::size_t n_vocab = decoder.config().n_vocab;
+  for (std::size_t layer = 0; layer < lens.size() / n_vocab; ++layer) {
+    tracer.record_layer_logits(step, static_cast<std::uint32_t>(layer),
+                               lens.subspan(layer * n_vocab, n_vocab), chosen);
+  }
+  tracer.record_logits(step, logits, chosen);
 }
 
 }  // namespace
@@ -94,6 +109,10 @@ Result<Generation> Generator::run(std::span<const TokenId> prompt,
   std::vector<TokenId>& history = s.history;
   history.insert(history.end(), prompt.begin(), prompt.end());
 
+  // With a tracer, each evaluation and the sampling of its logits are one forward.
+  trace::ModelTracer* tracer = decoder_.tracer();
+  std::optional<trace::ForwardScope> forward;
+  forward.emplace(tracer, static_cast<std::int64_t>(decoder_.n_past()));
   auto start = Clock::now();
   auto logits = decoder_.evaluate(prompt, observer);
   out.timings.prompt_ms = ms_since(start);
@@ -111,6 +130,8 @@ Result<Generation> Generator::run(std::span<const TokenId> prompt,
     const bool forced = i < params_.force.size();
     step.fed = forced ? params_.force[i] : step.predicted;
     out.timings.sample_ms += ms_since(start);
+    if (tracer) trace_logits(*tracer, decoder_, i, *logits, step.predicted);
+    forward.reset();
     out.generated.push_back(step.fed);
     history.push_back(step.fed);
     out.steps.push_back(std::move(step));
@@ -118,6 +139,7 @@ Result<Generation> Generator::run(std::span<const TokenId> prompt,
     if (i + 1 == params_.n_predict ||
         (params_.force.empty() && out.generated.back() == params_.stop_token))
       break;
+    forward.emplace(tracer, static_cast<std::int64_t>(decoder_.n_past()));
     start = Clock::now();
     logits = decoder_.evaluate(std::span(&out.generated.back(), 1), observer);
     out.timings.decode_ms += ms_since(start);

@@ -7,11 +7,15 @@
 
 #include "brick/core/error.hpp"
 #include "brick/model/attention.hpp"
+#include "brick/ops/activation.hpp"
 #include "brick/ops/elementwise.hpp"
 #include "brick/ops/rms_norm.hpp"
 #include "brick/ops/rope.hpp"
+#include "brick/quant/dequantized_matvec.hpp"
 #include "brick/quant/fused_ops.hpp"
+#include "brick/quant/matvec.hpp"
 #include "brick/quant/projection_op.hpp"
+#include "brick/trace/forward_scope.hpp"
 
 namespace brick::model {
 namespace {
@@ -250,9 +254,23 @@ struct LlamaDecoder::Head {
   }
 };
 
+// What tracing works in, grown on first use: the copies and reference outputs it compares, and the
+// logit lens.
+struct LlamaDecoder::Tracing {
+  std::vector<float> input;      // a block's input rows (in shared buffers the block overwrites them)
+  std::vector<float> weights;    // one head's softmax weights
+  std::vector<float> reference;  // a projection's f32 reference output
+  std::vector<float> gate, up;   // the reference's gate and up rows
+  std::vector<float> lens_x;     // the final norm of a block's output
+  std::vector<float> lens;       // n_layer rows of n_vocab
+  bool lens_valid = false;
+};
+
 LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weights, ThreadPool& pool,
                            const LlamaOptions& options)
     : config_(validated(config, weights)),
+      weights_(&weights),
+      pool_(&pool),
       options_(options),
       backend_(resolve(options.backend)),
       cache_(cache_shape(config_, options)) {
@@ -267,6 +285,7 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
   layer_times_.push_back({embedding_->layer.name()});
   for (const Block& block : blocks_) layer_times_.push_back({block.layer.name()});
   layer_times_.push_back({head_->layer.name()});
+  tracing_ = std::make_unique<Tracing>();
 }
 
 LlamaDecoder::~LlamaDecoder() = default;
@@ -296,7 +315,8 @@ LlamaDecoder::Buffers& LlamaDecoder::batch_buffers(std::size_t tokens) {
 }
 
 Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens, CellIndex cell,
-                                                 Buffers* shared, LayerObserver* observer) {
+                                                 Buffers* shared, LayerObserver* observer,
+                                                 trace::ModelTracer* tracer, bool last, bool lens) {
   const std::size_t n = tokens.size();
   const std::size_t e = config_.n_embd;
   if (observer) observer->on_tokens(n_past_, n);
@@ -310,23 +330,114 @@ Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens
     return tl::make_unexpected(report.error());
   }
   std::span<const float> x = embedding_->output;
+  if (tracer) tracer->record_tensor("token_embd", x);
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     Block& block = blocks_[i];
+    const auto layer = static_cast<std::uint32_t>(i);
+    std::span<const float> input = x;
+    if (tracer && tracer->kinds().activations && tracer->layer_traced(layer)) {
+      tracer->record_activation(layer, trace::ActivationPoint::Input, x);
+      if (shared) {  // the block writes its output over x
+        tracing_->input.assign(x.begin(), x.end());
+        input = tracing_->input;
+      }
+    }
     block.bind(shared ? *shared : block.own, x, n, n_past_, cell);
     if (auto report = run_layer(block.layer, observer, i, layer_times_[i + 1]); !report) {
       return tl::make_unexpected(report.error());
     }
     x = block.outputs.out;
+    if (tracer) trace_block(*tracer, i, input, n, last, lens);
   }
   head_->norm_in.x = x.last(e);
   if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back());
       !report) {
     return tl::make_unexpected(report.error());
   }
+  if (tracer) {
+    tracer->record_tensor("output_norm", head_->xn);
+    tracer->record_tensor("logits", head_->logits);
+    if (last && tracer->quant_error_due()) {
+      std::vector<float>& reference = tracing_->reference;
+      reference.resize(config_.n_vocab);
+      quant::dequantized_matvec(weights_->output, head_->xn, reference, *pool_);
+      tracer->record_quant_error("output", static_cast<std::uint32_t>(config_.n_layer),
+                                 head_->logits, reference);
+    }
+  }
   last_token_ = tokens.back();
   last_cell_ = static_cast<CellIndex>(cell + n - 1);
   last_was_batch_ = shared != nullptr;
   return std::span<const float>(head_->logits);
+}
+
+void LlamaDecoder::trace_block(trace::ModelTracer& tracer, std::size_t i, std::span<const float> x,
+                               std::size_t tokens, bool last, bool lens) {
+  using trace::ActivationPoint;
+  const Block& block = blocks_[i];
+  const Block::Outputs& o = block.outputs;
+  const auto layer = static_cast<std::uint32_t>(i);
+  if (!tracer.layer_traced(layer)) return;
+  Tracing& t = *tracing_;
+  const std::size_t e = config_.n_embd;
+  if (tracer.kinds().activations) {
+    tracer.record_activation(layer, ActivationPoint::AfterNorm, o.xn);
+    tracer.record_activation(layer, ActivationPoint::AfterAttention, o.h, x);
+    tracer.record_activation(layer, ActivationPoint::AfterFfn, o.down);
+    tracer.record_activation(layer, ActivationPoint::Output, o.out, o.h);
+  }
+  const auto last_pos = static_cast<std::int64_t>(n_past_ + tokens - 1);
+  if (last && tracer.kinds().attention && tracer.sampled()) {
+    const AttentionOp::Input& in = block.in.attention;
+    t.weights.resize(in.cells);
+    for (std::size_t head = 0; head < config_.n_head; ++head) {
+      if (!tracer.head_traced(static_cast<std::uint32_t>(head))) continue;
+      block.attention.op().softmax_weights(in, head, t.weights, backend_);
+      tracer.record_attention(layer, static_cast<std::uint32_t>(head), last_pos, t.weights);
+    }
+  }
+  if (last && tracer.quant_error_due()) {
+    // The last token's row of a brick's input and output.
+    const auto last_row = [tokens](std::span<const float> rows) {
+      return rows.subspan((tokens - 1) * (rows.size() / tokens), rows.size() / tokens);
+    };
+    const LlamaLayerWeights& w = block.w;
+    const auto measure = [&](const char* what, const quant::WeightMatrix& weights,
+                             std::span<const float> in, std::span<const float> out) {
+      t.reference.resize(weights.rows());
+      quant::dequantized_matvec(weights, last_row(in), t.reference, *pool_);
+      tracer.record_quant_error(block_name(i, what), layer, last_row(out), t.reference);
+    };
+    const std::span<const float> xn = last_row(o.xn);
+    std::vector<float>& qkv = t.reference;
+    qkv.resize(w.wq.rows() + w.wk.rows() + w.wv.rows());
+    std::span<float> rows(qkv);
+    quant::dequantized_matvec(w.wq, xn, rows.first(w.wq.rows()), *pool_);
+    quant::dequantized_matvec(w.wk, xn, rows.subspan(w.wq.rows(), w.wk.rows()), *pool_);
+    quant::dequantized_matvec(w.wv, xn, rows.last(w.wv.rows()), *pool_);
+    tracer.record_quant_error(block_name(i, "qkv"), layer, last_row(o.qkv), qkv);
+    measure("attn_output", w.wo, o.attn, o.o);
+    const std::span<const float> hn = last_row(o.hn);
+    t.gate.resize(w.gate.rows());
+    t.up.resize(w.up.rows());
+    quant::dequantized_matvec(w.gate, hn, t.gate, *pool_);
+    quant::dequantized_matvec(w.up, hn, t.up, *pool_);
+    ops::swiglu(t.gate, t.up, t.gate, Backend::Scalar);
+    tracer.record_quant_error(block_name(i, "gate_up"), layer, last_row(o.act), t.gate);
+    measure("ffn_down", w.down, o.act, o.down);
+  }
+  if (lens) {
+    t.lens_x.resize(e);
+    t.lens.resize(config_.n_layer * config_.n_vocab);
+    ops::rms_norm(o.out.last(e), weights_->output_norm, config_.rms_eps, t.lens_x, backend_);
+    quant::matvec(weights_->output, t.lens_x,
+                  std::span(t.lens).subspan(i * config_.n_vocab, config_.n_vocab), *pool_,
+                  backend_);
+  }
+}
+
+std::span<const float> LlamaDecoder::layer_logits() const noexcept {
+  return tracing_->lens_valid ? std::span<const float>(tracing_->lens) : std::span<const float>();
 }
 
 Result<std::span<const float>> LlamaDecoder::step(TokenId token, LayerObserver* observer) {
@@ -337,6 +448,10 @@ Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> t
                                                       LayerObserver* observer) {
   if (tokens.empty()) throw InvalidArgument("llama decoder: evaluate() needs at least one token");
   require_room(tokens);
+  tracing_->lens_valid = false;
+  trace::ForwardScope forward(tracer_, static_cast<std::int64_t>(n_past_));
+  // The logit lens only when a caller opened the forward: it records them with its chosen token.
+  const bool lens = tracer_ && !forward.owns() && tracer_->logit_lens_due();
   Result<std::span<const float>> logits;
   for (std::size_t first = 0; first < tokens.size(); first += options_.n_batch) {
     const auto batch = tokens.subspan(first, std::min(options_.n_batch, tokens.size() - first));
@@ -352,10 +467,14 @@ Result<std::span<const float>> LlamaDecoder::evaluate(std::span<const TokenId> t
       if (slot->cells[t] != cell + t)
         throw StateError("llama decoder: the KV cache gave a batch scattered cells");
     }
-    logits = run(batch, cell, batch.size() == 1 ? nullptr : &batch_buffers(batch.size()), observer);
+    const bool last_batch = first + batch.size() == tokens.size();
+    logits = run(batch, cell, batch.size() == 1 ? nullptr : &batch_buffers(batch.size()), observer,
+                 tracer_, last_batch, lens && last_batch);
     if (!logits) return logits;
     n_past_ += batch.size();
   }
+  tracing_->lens_valid = lens;
+  if (tracer_) tracer_->record_kv_cache(n_past_, cache_);
   return logits;
 }
 
@@ -373,7 +492,7 @@ std::vector<VerifyReport> LlamaDecoder::verify() {
     const std::vector<LayerTime> times = layer_times_;
     --n_past_;
     const TokenId token = last_token_;
-    const auto replay = run(std::span(&token, 1), last_cell_, nullptr, nullptr);
+    const auto replay = run(std::span(&token, 1), last_cell_, nullptr, nullptr, nullptr, true, false);
     ++n_past_;
     layer_times_ = times;
     (void)replay;

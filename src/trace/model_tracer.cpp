@@ -92,6 +92,14 @@ std::optional<Anomaly> ModelTracer::end_forward() {
 bool ModelTracer::layer_traced(std::uint32_t layer) const noexcept { return passes(layer_filter_, layer); }
 bool ModelTracer::head_traced(std::uint32_t head) const noexcept { return passes(head_filter_, head); }
 
+bool ModelTracer::quant_error_due() const noexcept {
+  return kinds_.quant_error && in_forward_ && forward_ % config_.quant_error_every == 0;
+}
+
+bool ModelTracer::logit_lens_due() const noexcept {
+  return kinds_.layer_logits && sampled_ && forward_ % config_.logit_lens_every == 0;
+}
+
 void ModelTracer::require_forward(std::string_view call) const {
   if (!in_forward_) throw StateError(fmt::format("ModelTracer::{} outside begin_forward()/end_forward()", call));
 }

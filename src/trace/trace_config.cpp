@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
 
 #include "brick/core/error.hpp"
 #include "brick/trace/logit_stats.hpp"
@@ -56,7 +57,11 @@ void TraceConfig::validate() const {
   if (level != TraceLevel::Off && level != TraceLevel::Lightweight && level != TraceLevel::Full) {
     throw InvalidArgument(fmt::format("trace config: level {} is not a TraceLevel", static_cast<int>(level)));
   }
-  if (sample_every == 0) throw InvalidArgument("trace config: sample_every 0; expected at least 1 (every forward)");
+  for (const auto& [every, field] : {std::pair{sample_every, "sample_every"},
+                                     std::pair{quant_error_every, "quant_error_every"},
+                                     std::pair{logit_lens_every, "logit_lens_every"}}) {
+    if (every == 0) throw InvalidArgument(fmt::format("trace config: {} 0; expected at least 1 (every forward)", field));
+  }
   if (max_records == 0 || max_bytes == 0) {
     throw InvalidArgument("trace config: max_records and max_bytes must both be at least 1");
   }

@@ -264,6 +264,8 @@ TraceConfig read_config(const Fields& f) {
   c.heads = read_ids<std::uint32_t>(f, "heads", kMaxFilterId - 1);
   c.sample_every = f.unsigned_integer("sample_every");
   c.anomalies_every_forward = f.boolean("anomalies_every_forward");
+  c.quant_error_every = f.unsigned_integer("quant_error_every");
+  c.logit_lens_every = f.unsigned_integer("logit_lens_every");
   c.max_records = f.unsigned_integer("max_records");
   c.max_bytes = f.unsigned_integer("max_bytes");
   const Fields h = f.object("histogram");

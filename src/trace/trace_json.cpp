@@ -210,6 +210,7 @@ void append_header(Out& out, const TraceConfig& c) {
   ids(out, "heads", c.heads);
   put(out, ",\"sample_every\":{}", c.sample_every);
   boolean(out, "anomalies_every_forward", c.anomalies_every_forward);
+  put(out, ",\"quant_error_every\":{},\"logit_lens_every\":{}", c.quant_error_every, c.logit_lens_every);
   put(out, ",\"max_records\":{},\"max_bytes\":{},\"histogram\":{{\"bins\":{}", c.max_records, c.max_bytes,
       c.histogram.bins);
   key_number(out, "lo", c.histogram.lo);

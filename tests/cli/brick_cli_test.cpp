@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -96,6 +97,48 @@ TEST_F(BrickCli, ExportsAreWrittenWhole) {
   EXPECT_TRUE(parsed.contains("traceEvents"));
   EXPECT_GT(fs::file_size(profile), 0u);
   EXPECT_GT(fs::file_size(prom), 0u);
+}
+
+TEST_F(BrickCli, ModelTraceIsWrittenAndSummarised) {
+  const fs::path trace = path("model-trace.jsonl");
+  const Outcome o = brick(fmt::format("run '{}' -n 4 --trace-model '{}' --trace-level full --trace-quant-every 2",
+                                      model().string(), trace.string()));
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("model trace: " + trace.string() + " (full level)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no anomaly"), std::string::npos) << o.out;
+  std::ifstream in(trace);
+  std::vector<std::string> types;
+  for (std::string line; std::getline(in, line);) types.push_back(nlohmann::json::parse(line)["type"]);
+  ASSERT_GE(types.size(), 3u);
+  EXPECT_EQ(types.front(), "header");
+  EXPECT_EQ(types.back(), "summary");
+  for (const char* type :
+       {"tensor", "activation", "attention", "logits", "layer_logits", "quant_error", "kv_cache"}) {
+    EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << type;
+  }
+
+  const Outcome summary = brick(fmt::format("trace-summary '{}' --rows 3", trace.string()));
+  ASSERT_EQ(summary.status, 0) << summary.err;
+  for (const char* part : {"trace: level full", "anomalies: none", "quantization error: 9 bricks measured",
+                           "attention:", "logits: 4 steps"}) {
+    EXPECT_NE(summary.out.find(part), std::string::npos) << part << "\n" << summary.out;
+  }
+
+  const Outcome json = brick(fmt::format("run '{}' -n 2 --json --trace-model '{}'", model().string(),
+                                         path("light.jsonl").string()));
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto parsed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(parsed["model_trace"]["level"], "lightweight");
+  EXPECT_GT(parsed["model_trace"]["records"], 0);
+  EXPECT_TRUE(parsed["model_trace"]["first_anomaly"].is_null());
+
+  std::ofstream(path("not-a-trace.jsonl")) << "{\"type\": \"summary\"}\n";
+  expect_error("trace-summary '" + path("not-a-trace.jsonl").string() + "'", "not-a-trace.jsonl");
+  expect_error("trace-summary '" + path("missing.jsonl").string() + "'", "missing.jsonl");
+  expect_error("run '" + model().string() + "' --trace-model '" + trace.string() + "' --trace-level everything",
+               "--trace-level");
+  expect_error("run '" + model().string() + "' --trace-model '" + path("none/t.jsonl").string() + "'",
+               "--trace-model");
 }
 
 TEST_F(BrickCli, BadInputIsAClearErrorAndLeavesNoFiles) {

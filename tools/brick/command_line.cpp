@@ -14,6 +14,7 @@ CommandLine::CommandLine()
   add_quantize_command(app_, chosen_);
   add_verify_command(app_, chosen_);
   add_report_command(app_, chosen_);
+  add_trace_summary_command(app_, chosen_);
 }
 
 Action CommandLine::parse(int argc, const char* const* argv) {

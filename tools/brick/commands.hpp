@@ -20,6 +20,7 @@ void add_gen_model_command(CLI::App& app, Action& chosen);
 void add_quantize_command(CLI::App& app, Action& chosen);
 void add_verify_command(CLI::App& app, Action& chosen);
 void add_report_command(CLI::App& app, Action& chosen);
+void add_trace_summary_command(CLI::App& app, Action& chosen);
 
 // The exit status the command that ran asked for (0 unless it reported a failure).
 int exit_code();

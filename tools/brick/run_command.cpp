@@ -24,6 +24,7 @@
 #include "brick/graph/graph_recorder.hpp"
 #include "brick/report/html_report.hpp"
 #include "brick/runtime/atomic_file.hpp"
+#include "brick/trace/model_tracer.hpp"
 #include "commands.hpp"
 #include "default_model.hpp"
 #include "graph_output.hpp"
@@ -53,6 +54,10 @@ struct RunOptions {
   std::string profile_json_path;
   std::string prometheus_path;
   std::string report_path;
+  std::string model_trace_path;
+  std::string trace_level = "lightweight";
+  std::uint64_t trace_sample_every = 1;
+  std::uint64_t trace_quant_every = 16;
   GraphOutput graph;
 };
 
@@ -225,7 +230,27 @@ struct Run {
   std::string text;
   double load_ms;
   std::size_t threads;
+  const trace::ModelTracer* tracer;  // null when the model was not traced
 };
+
+// The model trace's outcome, after the run: where it went, what it holds, the first anomaly.
+std::string model_trace_line(const RunOptions& o, const trace::ModelTracer& tracer) {
+  const trace::TraceSummary summary = tracer.summary();
+  std::string line = fmt::format("model trace: {} ({} level): {} records over {} forwards", o.model_trace_path,
+                                 o.trace_level, summary.recorded_total(), summary.forwards);
+  if (summary.quant.worst) {
+    line += fmt::format("; worst quantized brick {} (cosine {:.6f}, {})", summary.quant.worst->brick.view(),
+                        summary.quant.worst->error.cosine, name(summary.quant.worst->error.quant_class));
+  }
+  if (const auto anomaly = tracer.first_anomaly()) {
+    line += fmt::format("\nfirst anomaly: {} at layer {}, {}, token {} (value {:.6g}); brick trace-summary {} says more",
+                        name(anomaly->kind), anomaly->layer, name(anomaly->point), anomaly->token_pos, anomaly->value,
+                        o.model_trace_path);
+  } else {
+    line += "; no anomaly";
+  }
+  return line + "\n";
+}
 
 void print_report(const RunOptions& o, const Run& r) {
   const auto& t = r.generation.timings;
@@ -276,6 +301,7 @@ void print_report(const RunOptions& o, const Run& r) {
   }
   fmt::print("\n");
   for (const std::string& failure : v.failures) fmt::print("  {}\n", failure);
+  if (r.tracer) fmt::print("{}", model_trace_line(o, *r.tracer));
 }
 
 void print_json(const RunOptions& o, const Run& r) {
@@ -298,6 +324,20 @@ void print_json(const RunOptions& o, const Run& r) {
         {"failed", r.verified.failed},
         {"failures", r.verified.failures}}},
   };
+  if (r.tracer) {
+    const trace::TraceSummary summary = r.tracer->summary();
+    nlohmann::json anomaly = nullptr;
+    if (const auto first = r.tracer->first_anomaly()) {
+      anomaly = {{"kind", name(first->kind)},   {"layer", first->layer},
+                 {"point", name(first->point)}, {"token_pos", first->token_pos},
+                 {"value", first->value}};
+    }
+    out["model_trace"] = {{"path", o.model_trace_path},
+                          {"level", o.trace_level},
+                          {"records", summary.recorded_total()},
+                          {"dropped", summary.dropped_total()},
+                          {"first_anomaly", anomaly}};
+  }
   if (o.top_logits > 0) {
     nlohmann::json steps = nlohmann::json::array();
     for (const model::GenerationStep& step : r.generation.steps) {
@@ -344,8 +384,8 @@ report::RunFacts run_facts(const RunOptions& o, const Run& r, const graph::Graph
 }
 
 void run(const RunOptions& o) {
-  const std::vector<std::string> outputs = {o.trace_path, o.profile_json_path, o.prometheus_path,
-                                            o.graph.path, o.report_path};
+  const std::vector<std::string> outputs = {o.trace_path,  o.profile_json_path, o.prometheus_path,
+                                            o.graph.path,  o.report_path,       o.model_trace_path};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       if (!outputs[i].empty() && outputs[i] == outputs[j]) {
@@ -356,7 +396,8 @@ void run(const RunOptions& o) {
   }
   for (const auto& [path, flag] :
        {std::pair{o.trace_path, "--trace"}, std::pair{o.profile_json_path, "--profile-json"},
-        std::pair{o.prometheus_path, "--prometheus"}, std::pair{o.report_path, "--report"}}) {
+        std::pair{o.prometheus_path, "--prometheus"}, std::pair{o.report_path, "--report"},
+        std::pair{o.model_trace_path, "--trace-model"}}) {
     require_writable(path, flag);
   }
   o.graph.check();
@@ -410,6 +451,17 @@ void run(const RunOptions& o) {
   const bool record_graph = o.graph.wanted() || !o.report_path.empty();
   if (record_graph) profiler.enable_graph(graph);
 
+  std::optional<trace::ModelTracer> tracer;
+  if (!o.model_trace_path.empty()) {
+    trace::TraceConfig trace_config;
+    trace_config.level = *trace::parse_trace_level(o.trace_level);
+    trace_config.sample_every = o.trace_sample_every;
+    trace_config.quant_error_every = o.trace_quant_every;
+    tracer.emplace(trace_config);
+    tracer->open_stream(o.model_trace_path);
+    decoder.set_tracer(&*tracer);
+  }
+
   model::Generator generator(decoder, params, options.policy);
   generator.validate(prompt);
   if (!o.json) {
@@ -439,14 +491,20 @@ void run(const RunOptions& o) {
   };
   const auto generation = generator.run(prompt, on_token, &monitor);
   profiler.add_tokens(decoder.n_past());
+  // The trace of a run that failed is kept too: it may say where it went wrong.
+  if (tracer) {
+    decoder.set_tracer(nullptr);
+    tracer->close_stream();
+  }
   if (!generation) {
     fmt::print(stderr, "\nbrick run: {}\n", message(generation.error()));
+    if (tracer) fmt::print(stderr, "{}", model_trace_line(o, *tracer));
     set_exit_code(2);
     return;
   }
   const VerifySummary verified = summarize(generator.verify());
-  const Run finished{model,   decoder, *generation, verified,   profiler,
-                   monitor, text,    load_ms,     pool.size()};
+  const Run finished{model,   decoder, *generation, verified,    profiler,
+                     monitor, text,    load_ms,     pool.size(), tracer ? &*tracer : nullptr};
   if (o.json) {
     print_json(o, finished);
   } else {
@@ -551,6 +609,22 @@ void add_run_command(CLI::App& app, Action& chosen) {
                   "Write the profile as one self-contained HTML page (charts, roofline, timeline, verdicts)");
   cmd->add_option("--prometheus", o->prometheus_path,
                   "Write the profile in Prometheus text format");
+  cmd->add_option("--trace-model", o->model_trace_path,
+                  "Trace the model to this JSON Lines file: tensor stats and activations per layer "
+                  "with anomaly detection, and at full level attention, logits, the logit lens, "
+                  "quantization error and the KV cache (brick trace-summary reads it)");
+  cmd->add_option("--trace-level", o->trace_level, "Model trace level: lightweight or full")
+      ->capture_default_str()
+      ->transform(lower_case)
+      ->check(CLI::IsMember({"lightweight", "full"}));
+  cmd->add_option("--trace-sample-every", o->trace_sample_every,
+                  "Keep the model trace's records of every Nth forward (anomalies are checked on all)")
+      ->capture_default_str()
+      ->transform(whole_number(1, 1000000000));
+  cmd->add_option("--trace-quant-every", o->trace_quant_every,
+                  "Measure quantization error (full level) on every Nth forward")
+      ->capture_default_str()
+      ->transform(whole_number(1, 1000000000));
   cmd->add_option("--graph", o->graph.path, "Write the execution graph (FILE.dot: Graphviz, FILE.json)");
   cmd->add_flag("--critical-path", o->graph.critical_path,
                 "Print the critical path of the run with slack and roofline classes");

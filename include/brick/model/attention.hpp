@@ -94,7 +94,20 @@ class AttentionOp : public ops::OpIdentity {
     return cache == KvType::F16 ? Equivalence{Backend::Scalar, 0x1p-8, 0x1p-9} : equivalence();
   }
 
+  // The softmax weights query head `head` of the last token of `input` gave its cells [0,
+  // input.cells) in a run() on `backend`, bit for bit (rounded to F16 with an F16 cache): what a
+  // tracer reads after the run. They are computed again from the cache, on the calling thread, so
+  // the cache must still hold what the run read. InvalidArgument for an input run() refuses, a head
+  // outside the shape or `weights` not input.cells long.
+  void softmax_weights(const Input& input, std::size_t head, std::span<float> weights,
+                       Backend backend) const;
+
  private:
+  void require_valid(const Input& input, std::size_t outputs) const;
+  // p = softmax(K q / sqrt(d)) of one query head: K is n cells of d values (as staged), q is
+  // rounded in place and p too with an F16 cache; `half` holds at least max(n, d) values.
+  void head_weights(std::span<const float> k, std::span<float> q, std::span<float> scores,
+                    std::span<float> probs, std::span<std::uint16_t> half, Backend backend) const;
   // Converts the keys and values of `cells` (of the n_cells of this call) into the staging buffers,
   // by kv head.
   void stage(std::size_t layer, Range cells, std::size_t n_cells, Backend backend) const;

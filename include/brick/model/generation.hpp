@@ -66,7 +66,10 @@ struct Generation {
 std::vector<TopLogit> top_logits(std::span<const float> logits, std::size_t k);
 
 // A decoder with a sampler: the choice of each token is a brick too (SamplingOp, seen by the
-// observer as layer n_layer + 2), checked with the decoder's policy.
+// observer as layer n_layer + 2), checked with the decoder's policy. When the decoder has a tracer
+// (LlamaDecoder::set_tracer), each evaluation and the choice from its logits are one forward of it,
+// which also records step i's logits (and the decoder's logit lens, when it computed one) with the
+// token the sampler chose.
 class Generator {
  public:
   // References the decoder. InvalidArgument for sampling parameters out of range.

@@ -33,6 +33,7 @@
 #include "brick/model/vocab.hpp"
 #include "brick/runtime/batch/thread_pool.hpp"
 #include "brick/runtime/kv_cache/kv_cache.hpp"
+#include "brick/trace/model_tracer.hpp"
 
 namespace brick::model {
 
@@ -82,6 +83,31 @@ class LlamaDecoder {
   // Forgets every position (the KV cache is cleared).
   void reset();
 
+  // Model tracing. With a tracer, every evaluate() and step() records into it, in a forward of its
+  // own at its first position unless the caller already opened one (Generator does, so as to record
+  // the logits with the token it samples):
+  //   tensors       "token_embd" (the embedding's rows), "output_norm" and "logits" (the head's)
+  //   activations   of every block, over every token of the batch: Input (the block's input),
+  //                 AfterNorm (the attention norm's output), AfterAttention (the residual stream
+  //                 after attention, the block's input as residual), AfterFfn (the down
+  //                 projection's output) and Output (the stream after attention as residual)
+  //   attention     every block's and query head's softmax weights for the last token
+  //   quant_error   on due forwards, for the last token, the output of every quantized projection
+  //                 against dequantized_matvec of its weights with the same input (quant/
+  //                 dequantized_matvec.hpp): blk.i.qkv, blk.i.attn_output, blk.i.gate_up
+  //                 (silu(gate) * up), blk.i.ffn_down, and output at layer n_layer
+  //   layer_logits  on due forwards a caller opened: the logit lens, layer_logits()
+  //   kv_cache      after every evaluate(), its step the positions held
+  // Tracing reads what the bricks wrote and changes nothing: the logits are the same bits with or
+  // without a tracer. The tracer must outlive its use; null stops tracing.
+  void set_tracer(trace::ModelTracer* tracer) noexcept { tracer_ = tracer; }
+  trace::ModelTracer* tracer() const noexcept { return tracer_; }
+  // The logit lens of the last evaluate(), when it was due: n_layer rows of n_vocab logits, row i
+  // the final norm and LM head (the head's own kernels) applied to block i's output for the last
+  // token, so the last row equals the logits. Empty when the last evaluate() computed none. The
+  // caller records them (ModelTracer::record_layer_logits) once it knows the chosen token.
+  std::span<const float> layer_logits() const noexcept;
+
   // Every assertion of every brick (Equivalence included), on the inputs of the last token
   // evaluated. After a batch, that token is first run again on its own (it rewrites its own KV
   // cell with what it held), so that every brick has the inputs of one call to check.
@@ -101,15 +127,24 @@ class LlamaDecoder {
   struct Embedding;
   struct Block;
   struct Head;
+  struct Tracing;
 
   void require_room(std::span<const TokenId> tokens) const;
   // Runs `tokens` at position n_past_ from KV cell `cell`, on the `shared` batch buffers or, when
   // null, on each block's own one-token buffers.
+  // `tracer` (null: none) records the run; `last`: the batch holds the last token of the
+  // evaluate() (what is traced of that token alone); `lens`: compute the logit lens.
   Result<std::span<const float>> run(std::span<const TokenId> tokens, CellIndex cell,
-                                     Buffers* shared, LayerObserver* observer);
+                                     Buffers* shared, LayerObserver* observer,
+                                     trace::ModelTracer* tracer, bool last, bool lens);
+  // What `tracer` records of block i, which just ran on the rows of `x` (its input, intact).
+  void trace_block(trace::ModelTracer& tracer, std::size_t i, std::span<const float> x,
+                   std::size_t tokens, bool last, bool lens);
   Buffers& batch_buffers(std::size_t tokens);
 
   LlamaConfig config_;
+  const LlamaWeights* weights_;
+  ThreadPool* pool_;
   LlamaOptions options_;
   Backend backend_;
   KvCache cache_;
@@ -119,6 +154,8 @@ class LlamaDecoder {
   std::deque<Block> blocks_;
   std::unique_ptr<Head> head_;
   std::vector<LayerTime> layer_times_;
+  trace::ModelTracer* tracer_ = nullptr;
+  std::unique_ptr<Tracing> tracing_;
   // The last token evaluated, its cell, and whether it ran in a batch (verify() then replays it).
   TokenId last_token_ = 0;
   CellIndex last_cell_ = 0;

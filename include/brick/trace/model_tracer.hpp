@@ -70,6 +70,14 @@ class ModelTracer {
   bool in_forward() const noexcept { return in_forward_; }
   // Whether the current forward is sampled (records are kept).
   bool sampled() const noexcept { return sampled_; }
+  // Whether a record of this layer / head passes the config's filters.
+  bool layer_traced(std::uint32_t layer) const noexcept;
+  bool head_traced(std::uint32_t head) const noexcept;
+  // Whether the current forward is one that quantization error (any forward) or the logit lens (a
+  // sampled one) is due on: its index a multiple of quant_error_every / logit_lens_every, the kind
+  // traced. A caller computes the reference outputs or the per-layer logits only then.
+  bool quant_error_due() const noexcept;
+  bool logit_lens_due() const noexcept;
 
   void record_tensor(std::string_view name, std::span<const float> values, std::int32_t layer = -1);
   // `residual`: empty, or the residual stream `values` was added onto (same size), for the ratio.
@@ -96,8 +104,6 @@ class ModelTracer {
   std::size_t capacity() const noexcept { return capacity_; }
 
  private:
-  bool layer_traced(std::uint32_t layer) const noexcept;
-  bool head_traced(std::uint32_t head) const noexcept;
   void require_forward(std::string_view call) const;
   void push(const TraceEvent& event);
   void note_anomaly(const Anomaly& anomaly);

@@ -50,6 +50,11 @@ struct TraceConfig {
   // stored).
   std::uint64_t sample_every = 1;
   bool anomalies_every_forward = true;
+  // The two kinds a caller pays most for (a reference computation per projection, an LM head per
+  // layer) are due on forwards 0, N, 2N, ... of their own (see ModelTracer::quant_error_due() and
+  // logit_lens_due()); the logit lens only on sampled ones.
+  std::uint64_t quant_error_every = 16;
+  std::uint64_t logit_lens_every = 1;
   // The in-memory ring holds min(max_records, max_bytes / record size) events, at least 1; the
   // oldest are dropped (and counted) past that. The ring is reserved when the tracer is made.
   std::size_t max_records = 65536;

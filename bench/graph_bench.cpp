@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_model.hpp"
 #include "brick/graph/critical_path.hpp"
 #include "brick/graph/graph_recorder.hpp"
 #include "brick/model/llama_decoder.hpp"
@@ -178,28 +179,15 @@ void BM_CriticalPath(benchmark::State& state) {
 }
 BENCHMARK(BM_CriticalPath)->Unit(benchmark::kMillisecond);
 
-const model::LlamaModel& bench_model() {
-  static const model::LlamaModel model = [] {
-    model::SyntheticModelSpec spec = model::SyntheticModelSpec::preset("tiny");
-    spec.n_layer = 4;
-    spec.n_embd = 1024;
-    spec.n_head = 16;
-    spec.n_head_kv = 4;
-    spec.n_ff = 2816;
-    spec.n_vocab = 4096;
-    const std::filesystem::path path = std::filesystem::path(BRICK_BENCH_DIR) / (spec.name() + ".gguf");
-    if (!std::filesystem::exists(path)) {
-      ThreadPool pool(2);
-      model::write_synthetic_model(spec, path, pool);
-    }
-    return model::LlamaModel::open(path);
-  }();
-  return model;
-}
-
-std::uint64_t median(std::vector<std::uint64_t> values) {
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
-  return values[values.size() / 2];
+const model::LlamaModel& decoder_model() {
+  model::SyntheticModelSpec spec = model::SyntheticModelSpec::preset("tiny");
+  spec.n_layer = 4;
+  spec.n_embd = 1024;
+  spec.n_head = 16;
+  spec.n_head_kv = 4;
+  spec.n_ff = 2816;
+  spec.n_vocab = 4096;
+  return bench::bench_model(spec);
 }
 
 enum class Recording { Nodes, Checksums, NodesAndChecksums };
@@ -208,7 +196,7 @@ enum class Recording { Nodes, Checksums, NodesAndChecksums };
 // every iteration), so that a load change or a preemption hits both alike.
 void BM_DecoderStepOverhead(benchmark::State& state) {
   const auto recording = static_cast<Recording>(state.range(0));
-  const model::LlamaModel& m = bench_model();
+  const model::LlamaModel& m = decoder_model();
   ThreadPool pool(2);
   model::LlamaOptions options;
   options.n_ctx = 256;
@@ -239,8 +227,8 @@ void BM_DecoderStepOverhead(benchmark::State& state) {
     entries_per_step = recorder.checksums().size() - before;
     if (recorder.graph().size() > 500'000 || recorder.checksums().size() > 500'000) recorder.reset();
   }
-  const double p = static_cast<double>(median(plain_ticks));
-  const double r = static_cast<double>(median(recorded_ticks));
+  const double p = static_cast<double>(bench::median(plain_ticks));
+  const double r = static_cast<double>(bench::median(recorded_ticks));
   state.counters["overhead_pct"] = 100.0 * (r - p) / p;
   state.counters["step_us"] = p * tsc_ns_per_tick() / 1e3;
   state.counters["checksums_per_step"] = static_cast<double>(entries_per_step);

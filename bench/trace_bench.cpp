@@ -2,13 +2,23 @@
 // vocabulary 32000, attention over 2048 positions (one call per head; a layer of 32 heads costs 32
 // of them). BM_TensorStatsBaseline is a plain double-precision sum over the same 4096 floats: the
 // floor any one-pass statistic pays.
+//
+// BM_GenerationTraced: the workload of `brick run` (the default model, a 5-token prompt and 32
+// generated tokens, greedy) traced into a JSON Lines file at each level, alternated with the same
+// generation untraced; the overhead is of the medians.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench_model.hpp"
 #include "benchmark_defaults.hpp"
+#include "brick/model/generation.hpp"
+#include "brick/model/llama_decoder.hpp"
 #include "brick/trace/model_tracer.hpp"
 
 namespace brick::trace {
@@ -116,6 +126,64 @@ void BM_RecordKvCache(benchmark::State& state) {
   for (auto _ : state) tracer.record_kv_cache(KvCacheState{step++, 4096, 1000, 1000, 0, 1, 3096, 0.0});
 }
 BENCHMARK(BM_RecordKvCache);
+
+// One generation of the workload; its time from the prompt to the last token chosen, in ms.
+double generation_ms(model::LlamaDecoder& decoder, trace::ModelTracer* tracer) {
+  decoder.reset();
+  decoder.set_tracer(tracer);
+  model::GenerationParams params;
+  params.n_predict = 32;
+  const std::vector<model::TokenId> prompt = {1, 9038, 2501, 263, 931};
+  const auto generation = model::generate(decoder, prompt, params);
+  if (!generation) throw std::runtime_error("the generation failed");
+  const model::GenerationTimings& t = generation->timings;
+  return t.prompt_ms + t.decode_ms + t.sample_ms;
+}
+
+void BM_GenerationTraced(benchmark::State& state) {
+  const auto level = static_cast<TraceLevel>(state.range(0));
+  const model::LlamaModel& m = bench::bench_model(model::SyntheticModelSpec::preset("small"));
+  ThreadPool pool(2);
+  model::LlamaOptions options;
+  options.n_ctx = 64;
+  model::LlamaDecoder plain(m.config(), m.weights(), pool, options), traced(m.config(), m.weights(), pool, options);
+  const std::filesystem::path file = std::filesystem::path(BRICK_BENCH_DIR) / "generation-trace.jsonl";
+  std::vector<double> plain_ms, traced_ms;
+  std::uint64_t records = 0;
+  for (auto _ : state) {
+    TraceConfig config;
+    config.level = level;
+    ModelTracer tracer(config);
+    const auto run_traced = [&] {
+      const auto begin = std::chrono::steady_clock::now();
+      tracer.open_stream(file);
+      generation_ms(traced, &tracer);
+      tracer.close_stream();
+      traced_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    };
+    if (plain_ms.size() % 2 == 0) {
+      plain_ms.push_back(generation_ms(plain, nullptr));
+      run_traced();
+    } else {
+      run_traced();
+      plain_ms.push_back(generation_ms(plain, nullptr));
+    }
+    records = tracer.summary().recorded_total();
+  }
+  const double p = bench::median(plain_ms);
+  const double t = bench::median(traced_ms);
+  state.counters["plain_ms"] = p;
+  state.counters["traced_ms"] = t;
+  state.counters["overhead_pct"] = 100.0 * (t - p) / p;
+  state.counters["records"] = static_cast<double>(records);
+  state.SetLabel(std::string(name(level)));
+}
+BENCHMARK(BM_GenerationTraced)
+    ->ArgName("level")
+    ->Arg(static_cast<int>(TraceLevel::Lightweight))
+    ->Arg(static_cast<int>(TraceLevel::Full))
+    ->Iterations(15)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace brick::trace

@@ -13,7 +13,6 @@
 #include "brick/ops/rope.hpp"
 #include "brick/quant/dequantized_matvec.hpp"
 #include "brick/quant/fused_ops.hpp"
-#include "brick/quant/matvec.hpp"
 #include "brick/quant/projection_op.hpp"
 #include "brick/trace/forward_scope.hpp"
 
@@ -257,11 +256,16 @@ struct LlamaDecoder::Head {
 // What tracing works in, grown on first use: the copies and reference outputs it compares, and the
 // logit lens.
 struct LlamaDecoder::Tracing {
+  // The LM head over every block's normed output at once: one pass over its weights, each row with
+  // the bits a mat-vec gives it.
+  quant::ProjectionOp lens_head;
+  explicit Tracing(quant::ProjectionOp head) : lens_head(std::move(head)) {}
+
   std::vector<float> input;      // a block's input rows (in shared buffers the block overwrites them)
   std::vector<float> weights;    // one head's softmax weights
   std::vector<float> reference;  // a projection's f32 reference output
   std::vector<float> gate, up;   // the reference's gate and up rows
-  std::vector<float> lens_x;     // the final norm of a block's output
+  std::vector<float> lens_x;     // n_layer rows: the final norm of each block's output
   std::vector<float> lens;       // n_layer rows of n_vocab
   bool lens_valid = false;
 };
@@ -285,7 +289,8 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
   layer_times_.push_back({embedding_->layer.name()});
   for (const Block& block : blocks_) layer_times_.push_back({block.layer.name()});
   layer_times_.push_back({head_->layer.name()});
-  tracing_ = std::make_unique<Tracing>();
+  tracing_ = std::make_unique<Tracing>(
+      quant::ProjectionOp(BrickId::LmHead, "logit_lens", weights.output, pool));
 }
 
 LlamaDecoder::~LlamaDecoder() = default;
@@ -349,6 +354,11 @@ Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens
     x = block.outputs.out;
     if (tracer) trace_block(*tracer, i, input, n, last, lens);
   }
+  if (lens) {
+    Tracing& t = *tracing_;
+    t.lens.resize(config_.n_layer * config_.n_vocab);
+    t.lens_head.run({t.lens_x, config_.n_layer}, t.lens, backend_);
+  }
   head_->norm_in.x = x.last(e);
   if (auto report = run_layer(head_->layer, observer, config_.n_layer, layer_times_.back());
       !report) {
@@ -357,7 +367,7 @@ Result<std::span<const float>> LlamaDecoder::run(std::span<const TokenId> tokens
   if (tracer) {
     tracer->record_tensor("output_norm", head_->xn);
     tracer->record_tensor("logits", head_->logits);
-    if (last && tracer->quant_error_due()) {
+    if (last && tracer->quant_error_layer(layers_measured()) == config_.n_layer) {
       std::vector<float>& reference = tracing_->reference;
       reference.resize(config_.n_vocab);
       quant::dequantized_matvec(weights_->output, head_->xn, reference, *pool_);
@@ -377,9 +387,14 @@ void LlamaDecoder::trace_block(trace::ModelTracer& tracer, std::size_t i, std::s
   const Block& block = blocks_[i];
   const Block::Outputs& o = block.outputs;
   const auto layer = static_cast<std::uint32_t>(i);
-  if (!tracer.layer_traced(layer)) return;
   Tracing& t = *tracing_;
   const std::size_t e = config_.n_embd;
+  if (lens) {  // the LM head runs on them after the last block
+    t.lens_x.resize(config_.n_layer * e);
+    ops::rms_norm(o.out.last(e), weights_->output_norm, config_.rms_eps,
+                  std::span(t.lens_x).subspan(i * e, e), backend_);
+  }
+  if (!tracer.layer_traced(layer)) return;
   if (tracer.kinds().activations) {
     tracer.record_activation(layer, ActivationPoint::AfterNorm, o.xn);
     tracer.record_activation(layer, ActivationPoint::AfterAttention, o.h, x);
@@ -396,7 +411,7 @@ void LlamaDecoder::trace_block(trace::ModelTracer& tracer, std::size_t i, std::s
       tracer.record_attention(layer, static_cast<std::uint32_t>(head), last_pos, t.weights);
     }
   }
-  if (last && tracer.quant_error_due()) {
+  if (last && tracer.quant_error_layer(layers_measured()) == i) {
     // The last token's row of a brick's input and output.
     const auto last_row = [tokens](std::span<const float> rows) {
       return rows.subspan((tokens - 1) * (rows.size() / tokens), rows.size() / tokens);
@@ -425,14 +440,6 @@ void LlamaDecoder::trace_block(trace::ModelTracer& tracer, std::size_t i, std::s
     ops::swiglu(t.gate, t.up, t.gate, Backend::Scalar);
     tracer.record_quant_error(block_name(i, "gate_up"), layer, last_row(o.act), t.gate);
     measure("ffn_down", w.down, o.act, o.down);
-  }
-  if (lens) {
-    t.lens_x.resize(e);
-    t.lens.resize(config_.n_layer * config_.n_vocab);
-    ops::rms_norm(o.out.last(e), weights_->output_norm, config_.rms_eps, t.lens_x, backend_);
-    quant::matvec(weights_->output, t.lens_x,
-                  std::span(t.lens).subspan(i * config_.n_vocab, config_.n_vocab), *pool_,
-                  backend_);
   }
 }
 

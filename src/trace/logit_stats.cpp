@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -34,10 +35,20 @@ bool ranks_ahead(float la, std::int32_t a, float lb, std::int32_t b) noexcept {
 }
 
 std::uint32_t rank_unchecked(std::span<const float> logits, std::int32_t token) noexcept {
+  // The tokens that rank ahead (ranks_ahead), counted branch-free: a larger logit (a NaN is never
+  // larger), or the same logit at a lower id; behind a NaN token, every other token and the NaN ones
+  // at lower ids.
   const float lt = logits[static_cast<std::size_t>(token)];
+  const auto before = static_cast<std::size_t>(token);
   std::uint32_t ahead = 0;
+  if (lt != lt) {
+    for (std::size_t j = 0; j < logits.size(); ++j) {
+      ahead += (logits[j] == logits[j] || j < before) ? 1u : 0u;
+    }
+    return ahead + 1;
+  }
   for (std::size_t j = 0; j < logits.size(); ++j) {
-    ahead += ranks_ahead(logits[j], static_cast<std::int32_t>(j), lt, token) ? 1u : 0u;
+    ahead += (logits[j] > lt || (logits[j] == lt && j < before)) ? 1u : 0u;
   }
   return ahead + 1;
 }
@@ -71,18 +82,26 @@ LogitStats compute_logit_stats(std::span<const float> logits, std::int32_t chose
   }
   const bool any_finite = std::isfinite(max_logit);
   const double m = any_finite ? max_logit : 0.0;
-  // One pass: S = sum e^(l - m), T = sum e^(l - m) (l - m); entropy = log S - T / S.
-  double s = 0.0;
-  double t = 0.0;
-  const std::size_t k = top_k;
+  // S = sum e^(l - m), T = sum e^(l - m) (l - m); entropy = log S - T / S, in double.
+  // Four sums each, so that the additions do not wait on one another.
+  std::array<double, 4> s_parts{}, t_parts{};
   for (std::size_t j = 0; j < logits.size(); ++j) {
     const float l = logits[j];
     if (!std::isfinite(l)) continue;
     const double shifted = static_cast<double>(l) - m;
     const double e = std::exp(shifted);
-    s += e;
-    t += e * shifted;
+    s_parts[j % 4] += e;
+    t_parts[j % 4] += e * shifted;
+  }
+  const double s = (s_parts[0] + s_parts[1]) + (s_parts[2] + s_parts[3]);
+  const double t = (t_parts[0] + t_parts[1]) + (t_parts[2] + t_parts[3]);
+  const std::size_t k = top_k;
+  for (std::size_t j = 0; j < logits.size(); ++j) {
+    const float l = logits[j];
+    if (!std::isfinite(l)) continue;
     const auto token = static_cast<std::int32_t>(j);
+    // Below the k-th, a logit cannot enter (ties are settled by ranks_ahead).
+    if (stats.top_count == k && l < static_cast<float>(stats.top[k - 1].logit)) continue;
     if (stats.top_count == k && !ranks_ahead(l, token, static_cast<float>(stats.top[k - 1].logit), stats.top[k - 1].token)) {
       continue;
     }

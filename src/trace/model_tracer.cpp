@@ -7,6 +7,8 @@
 #include <new>
 
 #include "brick/core/error.hpp"
+#include "ops/dispatch.hpp"
+#include "trace/kernels/stats_kernels.hpp"
 #include "trace/trace_writer.hpp"
 
 namespace brick::trace {
@@ -28,17 +30,13 @@ void check_values(std::span<const float> values, std::string_view call) {
 }
 
 // ||r|| / (||r|| + ||x - r||): the residual's share of the output (see activation.hpp).
-double residual_ratio(std::span<const float> x, std::span<const float> residual) noexcept {
-  double r_squares = 0.0;
-  double d_squares = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = residual[i];
-    const double d = static_cast<double>(x[i]) - r;
-    r_squares += r * r;
-    d_squares += d * d;
-  }
-  const double r_norm = std::sqrt(r_squares);
-  const double sum = r_norm + std::sqrt(d_squares);
+double residual_ratio(std::span<const float> x, std::span<const float> residual) {
+  const kernels::ResidualKernel sums = ops::detail::pick<kernels::ResidualKernel>(
+      resolve(Backend::Auto), kernels::residual_sums_scalar, kernels::residual_sums_avx2,
+      kernels::residual_sums_avx512);
+  const kernels::ResidualSums s = sums(x.data(), residual.data(), x.size());
+  const double r_norm = std::sqrt(s.residual);
+  const double sum = r_norm + std::sqrt(s.delta);
   return sum > 0.0 && std::isfinite(sum) ? r_norm / sum : 0.0;
 }
 
@@ -94,6 +92,11 @@ bool ModelTracer::head_traced(std::uint32_t head) const noexcept { return passes
 
 bool ModelTracer::quant_error_due() const noexcept {
   return kinds_.quant_error && in_forward_ && forward_ % config_.quant_error_every == 0;
+}
+
+std::optional<std::uint32_t> ModelTracer::quant_error_layer(std::uint32_t layers) const noexcept {
+  if (!quant_error_due() || layers == 0) return std::nullopt;
+  return static_cast<std::uint32_t>(forward_ / config_.quant_error_every % layers);
 }
 
 bool ModelTracer::logit_lens_due() const noexcept {

@@ -8,13 +8,11 @@
 #include <limits>
 
 #include "brick/core/error.hpp"
+#include "ops/dispatch.hpp"
+#include "trace/kernels/stats_kernels.hpp"
 
 namespace brick::trace {
 namespace {
-
-// 16 floats: one AVX-512 register or two AVX2 ones; the per-block loops below are written so that
-// the compiler keeps them branch-free (selects, not jumps) and vectorises them.
-constexpr std::size_t kBlock = 16;
 
 bool is_finite(float x) noexcept {
   return (std::bit_cast<std::uint32_t>(x) & 0x7f800000u) != 0x7f800000u;
@@ -30,45 +28,21 @@ struct Running {
   std::uint64_t nan = 0;
   std::uint64_t non_finite = 0;
 
-  // Chan et al.'s pairwise update: merges a block of nb values with mean mb and squared deviations m2b.
-  void merge(double nb, double mb, double m2b) noexcept {
+  // Chan et al.'s pairwise update with one block's sums.
+  void merge(const kernels::BlockSums& b, std::size_t size) noexcept {
+    nan += b.nan;
+    non_finite += size - b.count;
+    if (b.count == 0) return;
+    const double nb = b.count;
+    const double mb = b.sum / nb;
     const double total = n + nb;
     const double delta = mb - mean;
     mean += delta * nb / total;
-    m2 += m2b + delta * delta * n * nb / total;
+    m2 += b.m2 + delta * delta * n * nb / total;
     n = total;
-  }
-
-  void add_block(const float* x, std::size_t size) noexcept {
-    double sum = 0.0;
-    double squares = 0.0;
-    std::uint32_t count = 0;
-    std::uint32_t nans = 0;
-    float lo = std::numeric_limits<float>::infinity();
-    float hi = -std::numeric_limits<float>::infinity();
-    for (std::size_t i = 0; i < size; ++i) {
-      const bool finite = is_finite(x[i]);
-      const double v = finite ? static_cast<double>(x[i]) : 0.0;
-      count += finite ? 1u : 0u;
-      nans += x[i] != x[i] ? 1u : 0u;
-      sum += v;
-      squares += v * v;
-      lo = std::min(lo, finite ? x[i] : std::numeric_limits<float>::infinity());
-      hi = std::max(hi, finite ? x[i] : -std::numeric_limits<float>::infinity());
-    }
-    nan += nans;
-    non_finite += size - count;
-    if (count == 0) return;
-    const double block_mean = sum / count;
-    double deviations = 0.0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const double d = is_finite(x[i]) ? static_cast<double>(x[i]) - block_mean : 0.0;
-      deviations += d * d;
-    }
-    merge(count, block_mean, deviations);
-    sum_squares += squares;
-    min = std::min(min, lo);
-    max = std::max(max, hi);
+    sum_squares += b.m2 + mb * b.sum;  // sum x^2 = sum (x - mb)^2 + nb mb^2
+    min = std::min(min, b.min);
+    max = std::max(max, b.max);
   }
 };
 
@@ -102,11 +76,15 @@ void HistogramSpec::validate() const {
   }
 }
 
-TensorStats compute_tensor_stats(std::span<const float> values, const HistogramSpec& histogram) noexcept {
+TensorStats compute_tensor_stats(std::span<const float> values, const HistogramSpec& histogram, Backend backend) {
+  const kernels::TensorBlockKernel block = ops::detail::pick<kernels::TensorBlockKernel>(
+      resolve(backend), kernels::tensor_block_sums_scalar, kernels::tensor_block_sums_avx2,
+      kernels::tensor_block_sums_avx512);
   Running running;
-  std::size_t i = 0;
-  for (; i + kBlock <= values.size(); i += kBlock) running.add_block(values.data() + i, kBlock);
-  if (i < values.size()) running.add_block(values.data() + i, values.size() - i);
+  for (std::size_t i = 0; i < values.size(); i += kernels::kTensorStatsBlock) {
+    const std::size_t size = std::min(kernels::kTensorStatsBlock, values.size() - i);
+    running.merge(block(values.data() + i, size), size);
+  }
 
   TensorStats stats;
   stats.count = static_cast<std::uint64_t>(running.n);

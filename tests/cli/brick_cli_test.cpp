@@ -101,7 +101,7 @@ TEST_F(BrickCli, ExportsAreWrittenWhole) {
 
 TEST_F(BrickCli, ModelTraceIsWrittenAndSummarised) {
   const fs::path trace = path("model-trace.jsonl");
-  const Outcome o = brick(fmt::format("run '{}' -n 4 --trace-model '{}' --trace-level full --trace-quant-every 2",
+  const Outcome o = brick(fmt::format("run '{}' -n 4 --trace-model '{}' --trace-level full --trace-quant-every 1",
                                       model().string(), trace.string()));
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("model trace: " + trace.string() + " (full level)"), std::string::npos) << o.out;

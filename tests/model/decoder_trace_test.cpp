@@ -58,6 +58,7 @@ class DecoderTraceTest : public ::testing::Test {
     TraceConfig c;
     c.level = level;
     c.quant_error_every = quant_every;
+    c.logit_lens_every = 1;
     return c;
   }
 
@@ -122,7 +123,7 @@ TEST_F(DecoderTraceTest, TracingChangesNoNumberAtAnyLevel) {
 
 TEST_F(DecoderTraceTest, EveryLayerPointAndHeadIsRecordedWhereTheHeaderSays) {
   LlamaDecoder d = decoder();
-  ModelTracer tracer(config(TraceLevel::Full, 2));
+  ModelTracer tracer(config(TraceLevel::Full, 1));
   const Generation g = generate_with(d, &tracer);
   const std::size_t forwards = g.steps.size();  // the prompt, then one per fed token
   ASSERT_EQ(tracer.summary().forwards, forwards);
@@ -169,10 +170,10 @@ TEST_F(DecoderTraceTest, EveryLayerPointAndHeadIsRecordedWhereTheHeaderSays) {
     EXPECT_EQ(last.chosen.rank, 1u);
   }
 
-  // Quantization error on forwards 0, 2, 4: four projections per block and the LM head.
+  // Quantization error on every forward, one layer each in turn: block 0, block 1, the head, block
+  // 0, block 1.
   const auto quant = records_of<trace::QuantErrorRecord>(tracer);
-  const std::size_t due = (forwards + 1) / 2;
-  ASSERT_EQ(quant.size(), due * (4 * cfg().n_layer + 1));
+  ASSERT_EQ(quant.size(), 4u + 4u + 1u + 4u + 4u);
   std::map<std::string, std::size_t> bricks;
   for (const auto& r : quant) {
     ++bricks[std::string(r.brick.view())];
@@ -181,9 +182,12 @@ TEST_F(DecoderTraceTest, EveryLayerPointAndHeadIsRecordedWhereTheHeaderSays) {
     EXPECT_EQ(r.error.non_finite, 0u);
   }
   for (const char* brick : {"blk.0.qkv", "blk.0.attn_output", "blk.0.gate_up", "blk.0.ffn_down", "blk.1.qkv",
-                            "blk.1.attn_output", "blk.1.gate_up", "blk.1.ffn_down", "output"}) {
-    EXPECT_EQ(bricks[brick], due) << brick;
+                            "blk.1.attn_output", "blk.1.gate_up", "blk.1.ffn_down"}) {
+    EXPECT_EQ(bricks[brick], 2u) << brick;
   }
+  EXPECT_EQ(bricks["output"], 1u);
+  EXPECT_EQ(quant[8].brick.view(), "output");
+  EXPECT_EQ(quant[8].layer, cfg().n_layer);
 
   // The KV cache after every evaluate(), and the three named tensors of every forward (the
   // embedding once per batch).

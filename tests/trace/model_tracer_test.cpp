@@ -38,6 +38,50 @@ TraceConfig full_config() {
   return config;
 }
 
+TEST(ModelTracer, QuantErrorAndTheLensAreDueOnTheirOwnForwards) {
+  TraceConfig config = full_config();
+  config.quant_error_every = 3;
+  config.logit_lens_every = 2;
+  ModelTracer tracer(config);
+  EXPECT_FALSE(tracer.quant_error_due());  // outside a forward
+  std::vector<std::optional<std::uint32_t>> layers;
+  std::vector<bool> lens;
+  for (int f = 0; f < 10; ++f) {
+    tracer.begin_forward(f);
+    EXPECT_EQ(tracer.quant_error_due(), f % 3 == 0) << f;
+    layers.push_back(tracer.quant_error_layer(2));
+    lens.push_back(tracer.logit_lens_due());
+    EXPECT_FALSE(tracer.quant_error_layer(0));
+    tracer.end_forward();
+  }
+  using L = std::optional<std::uint32_t>;
+  EXPECT_EQ(layers, (std::vector<L>{0u, {}, {}, 1u, {}, {}, 0u, {}, {}, 1u}));
+  EXPECT_EQ(lens, (std::vector<bool>{true, false, true, false, true, false, true, false, true, false}));
+
+  // The lens waits for sampled forwards too; a kind that is off is never due.
+  config.sample_every = 3;
+  config.logit_lens_every = 1;
+  config.kinds = TraceKinds{.activations = true};
+  ModelTracer sparse(config);
+  for (int f = 0; f < 4; ++f) {
+    sparse.begin_forward(f);
+    EXPECT_FALSE(sparse.logit_lens_due());
+    EXPECT_FALSE(sparse.quant_error_due());
+    sparse.end_forward();
+  }
+  config.kinds.reset();
+  ModelTracer sampled(config);
+  std::vector<bool> due;
+  for (int f = 0; f < 4; ++f) {
+    sampled.begin_forward(f);
+    due.push_back(sampled.logit_lens_due());
+    sampled.end_forward();
+  }
+  EXPECT_EQ(due, (std::vector<bool>{true, false, false, true}));
+  EXPECT_THROW(ModelTracer(config_with([](TraceConfig& c) { c.quant_error_every = 0; })), InvalidArgument);
+  EXPECT_THROW(ModelTracer(config_with([](TraceConfig& c) { c.logit_lens_every = 0; })), InvalidArgument);
+}
+
 TEST(ModelTracer, FirstAnomalyIsLatchedWithItsLocation) {
   ModelTracer tracer;
   const std::vector<float> healthy = ramp(64);

@@ -2,14 +2,18 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "brick/core/backend.hpp"
+#include "brick/core/cpu_features.hpp"
 #include "brick/core/error.hpp"
 #include "brick/trace/activation.hpp"
 #include "brick/trace/attention_stats.hpp"
 #include "brick/trace/logit_stats.hpp"
 #include "brick/trace/quant_error.hpp"
 #include "brick/trace/tensor_stats.hpp"
+#include "trace/kernels/stats_kernels.hpp"
 
 namespace brick::trace {
 namespace {
@@ -82,6 +86,61 @@ TEST(TensorStats, HistogramBinsEdgesAndOutliers) {
   EXPECT_THROW((HistogramSpec{4, 1.0, 1.0}.validate()), InvalidArgument);
   EXPECT_THROW((HistogramSpec{kMaxHistogramBins + 1, 0.0, 1.0}.validate()), InvalidArgument);
 }
+
+// The SIMD kernels against the scalar one, on every tail length around the vector widths and the
+// 256-value block, with NaN and Inf among the values.
+class TensorStatsBackend : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (const auto missing = missing_feature(GetParam(), cpu_features())) {
+      GTEST_SKIP() << "this CPU lacks " << *missing << " for the " << name(GetParam()) << " backend";
+    }
+  }
+};
+
+TEST_P(TensorStatsBackend, AgreesWithTheScalarKernel) {
+  for (const std::size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 31, 255, 256, 257, 511, 1000, 4097}) {
+    for (const bool sprinkled : {false, true}) {
+      std::vector<float> x(n);
+      for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f + 1e3f;
+      if (sprinkled) {
+        for (std::size_t i = 0; i < n; i += 13) x[i] = i % 2 ? kNan : (i % 3 ? kInf : -kInf);
+      }
+      SCOPED_TRACE(::testing::Message() << n << " values" << (sprinkled ? " with NaN and Inf" : ""));
+      const HistogramSpec histogram{8, 990.0, 1010.0};
+      const TensorStats want = compute_tensor_stats(x, histogram, Backend::Scalar);
+      const TensorStats got = compute_tensor_stats(x, histogram, GetParam());
+      EXPECT_EQ(got.count, want.count);
+      EXPECT_EQ(got.nan_count, want.nan_count);
+      EXPECT_EQ(got.inf_count, want.inf_count);
+      EXPECT_EQ(got.min, want.min);
+      EXPECT_EQ(got.max, want.max);
+      EXPECT_EQ(got.histogram, want.histogram);
+      EXPECT_NEAR(got.mean, want.mean, 1e-12 * std::abs(want.mean));
+      EXPECT_NEAR(got.std, want.std, 1e-9 * want.std + 1e-12);
+      EXPECT_NEAR(got.l2_norm, want.l2_norm, 1e-12 * want.l2_norm);
+    }
+  }
+}
+
+TEST_P(TensorStatsBackend, ResidualSumsAgreeWithTheScalarKernel) {
+  using kernels::ResidualKernel;
+  const ResidualKernel kernel = GetParam() == Backend::Avx2 ? kernels::residual_sums_avx2 : kernels::residual_sums_avx512;
+  for (const std::size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 1000, 4097}) {
+    std::vector<float> x(n), r(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      r[i] = std::cos(0.11f * static_cast<float>(i));
+      x[i] = r[i] + 0.25f * std::sin(0.37f * static_cast<float>(i));
+    }
+    const kernels::ResidualSums want = kernels::residual_sums_scalar(x.data(), r.data(), n);
+    const kernels::ResidualSums got = kernel(x.data(), r.data(), n);
+    EXPECT_NEAR(got.residual, want.residual, 1e-12 * want.residual) << n;
+    EXPECT_NEAR(got.delta, want.delta, 1e-12 * want.delta) << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Simd, TensorStatsBackend, ::testing::Values(Backend::Avx2, Backend::Avx512),
+                         [](const auto& info) { return std::string(name(info.param)); });
 
 TEST(AttentionStats, TopKTailEntropyOnCraftedWeights) {
   const std::vector<float> w = {0.1f, 0.4f, 0.2f, 0.3f};

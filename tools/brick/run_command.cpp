@@ -57,7 +57,8 @@ struct RunOptions {
   std::string model_trace_path;
   std::string trace_level = "lightweight";
   std::uint64_t trace_sample_every = 1;
-  std::uint64_t trace_quant_every = 16;
+  std::uint64_t trace_quant_every = trace::TraceConfig{}.quant_error_every;
+  std::uint64_t trace_lens_every = trace::TraceConfig{}.logit_lens_every;
   GraphOutput graph;
 };
 
@@ -457,6 +458,7 @@ void run(const RunOptions& o) {
     trace_config.level = *trace::parse_trace_level(o.trace_level);
     trace_config.sample_every = o.trace_sample_every;
     trace_config.quant_error_every = o.trace_quant_every;
+    trace_config.logit_lens_every = o.trace_lens_every;
     tracer.emplace(trace_config);
     tracer->open_stream(o.model_trace_path);
     decoder.set_tracer(&*tracer);
@@ -622,7 +624,12 @@ void add_run_command(CLI::App& app, Action& chosen) {
       ->capture_default_str()
       ->transform(whole_number(1, 1000000000));
   cmd->add_option("--trace-quant-every", o->trace_quant_every,
-                  "Measure quantization error (full level) on every Nth forward")
+                  "Full level: measure the quantization error of one layer's projections (the next in "
+                  "turn) on every Nth forward")
+      ->capture_default_str()
+      ->transform(whole_number(1, 1000000000));
+  cmd->add_option("--trace-lens-every", o->trace_lens_every,
+                  "Full level: compute the logit lens (the LM head on every layer) on every Nth forward")
       ->capture_default_str()
       ->transform(whole_number(1, 1000000000));
   cmd->add_option("--graph", o->graph.path, "Write the execution graph (FILE.dot: Graphviz, FILE.json)");

@@ -92,10 +92,11 @@ class LlamaDecoder {
   //                 after attention, the block's input as residual), AfterFfn (the down
   //                 projection's output) and Output (the stream after attention as residual)
   //   attention     every block's and query head's softmax weights for the last token
-  //   quant_error   on due forwards, for the last token, the output of every quantized projection
-  //                 against dequantized_matvec of its weights with the same input (quant/
-  //                 dequantized_matvec.hpp): blk.i.qkv, blk.i.attn_output, blk.i.gate_up
-  //                 (silu(gate) * up), blk.i.ffn_down, and output at layer n_layer
+  //   quant_error   on due forwards, for the last token, the output of each quantized projection
+  //                 of one layer (ModelTracer::quant_error_layer: the blocks in turn, then the head
+  //                 as layer n_layer) against dequantized_matvec of its weights with the same
+  //                 input (quant/dequantized_matvec.hpp): blk.i.qkv, blk.i.attn_output,
+  //                 blk.i.gate_up (silu(gate) * up) and blk.i.ffn_down, or output
   //   layer_logits  on due forwards a caller opened: the logit lens, layer_logits()
   //   kv_cache      after every evaluate(), its step the positions held
   // Tracing reads what the bricks wrote and changes nothing: the logits are the same bits with or
@@ -103,8 +104,9 @@ class LlamaDecoder {
   void set_tracer(trace::ModelTracer* tracer) noexcept { tracer_ = tracer; }
   trace::ModelTracer* tracer() const noexcept { return tracer_; }
   // The logit lens of the last evaluate(), when it was due: n_layer rows of n_vocab logits, row i
-  // the final norm and LM head (the head's own kernels) applied to block i's output for the last
-  // token, so the last row equals the logits. Empty when the last evaluate() computed none. The
+  // the final norm and LM head applied to block i's output for the last token (all rows in one
+  // batched pass over the LM head, each with the bits the head's mat-vec gives it: the last row
+  // equals the logits). Empty when the last evaluate() computed none. The
   // caller records them (ModelTracer::record_layer_logits) once it knows the chosen token.
   std::span<const float> layer_logits() const noexcept;
 
@@ -130,6 +132,10 @@ class LlamaDecoder {
   struct Tracing;
 
   void require_room(std::span<const TokenId> tokens) const;
+  // The layers quantization error takes in turn: the blocks and the head.
+  std::uint32_t layers_measured() const noexcept {
+    return static_cast<std::uint32_t>(config_.n_layer + 1);
+  }
   // Runs `tokens` at position n_past_ from KV cell `cell`, on the `shared` batch buffers or, when
   // null, on each block's own one-token buffers.
   // `tracer` (null: none) records the run; `last`: the batch holds the last token of the

@@ -78,6 +78,9 @@ class ModelTracer {
   // traced. A caller computes the reference outputs or the per-layer logits only then.
   bool quant_error_due() const noexcept;
   bool logit_lens_due() const noexcept;
+  // On a forward quantization error is due on, the one of `layers` layers (0 .. layers - 1) it is
+  // measured for: the due forwards take them in turn. nullopt on other forwards or for no layers.
+  std::optional<std::uint32_t> quant_error_layer(std::uint32_t layers) const noexcept;
 
   void record_tensor(std::string_view name, std::span<const float> values, std::int32_t layer = -1);
   // `residual`: empty, or the residual stream `values` was added onto (same size), for the ratio.

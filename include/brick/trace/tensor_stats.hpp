@@ -4,8 +4,8 @@
 // NaN and +-Inf are counted (nan_count, inf_count) and left out of everything else: count is the
 // number of finite values, and min, max, mean, std and l2_norm are over those alone (all 0 when
 // there are none, e.g. an empty span or a NaN-only tensor; never NaN). Sums are in double; the mean
-// and variance are merged block by block (16 floats a block, each block's mean and squared
-// deviations exact in double, blocks combined with Chan's parallel form of Welford's update), so
+// and variance are merged block by block (256 floats a block, each block's mean and squared
+// deviations from it in double, blocks combined with Chan's parallel form of Welford's update), so
 // data far from zero (1e9 + i) keeps its variance. std is the population standard deviation.
 //
 // The optional histogram has `bins` equal bins over [lo, hi); finite values below lo or at or
@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+
+#include "brick/core/backend.hpp"
 
 namespace brick::trace {
 
@@ -56,8 +58,12 @@ struct TensorStats {
   bool operator==(const TensorStats&) const = default;
 };
 
-// Never throws for any span; `histogram` must be valid (see HistogramSpec::validate, not checked
-// here: the tracer checks it once in its config).
-TensorStats compute_tensor_stats(std::span<const float> values, const HistogramSpec& histogram = {}) noexcept;
+// Any span; `histogram` must be valid (see HistogramSpec::validate, not checked here: the tracer
+// checks it once in its config). One pass over memory: each block stays in L1 for its two sums. The
+// SIMD backends add a block's lanes apart, so their mean, std and l2_norm differ from the scalar
+// backend's in the last bits only; counts, min, max and the histogram are the same. Throws
+// BackendUnavailable for a backend this CPU cannot run (Auto never does).
+TensorStats compute_tensor_stats(std::span<const float> values, const HistogramSpec& histogram = {},
+                                 Backend backend = Backend::Auto);
 
 }  // namespace brick::trace

@@ -50,11 +50,13 @@ struct TraceConfig {
   // stored).
   std::uint64_t sample_every = 1;
   bool anomalies_every_forward = true;
-  // The two kinds a caller pays most for (a reference computation per projection, an LM head per
-  // layer) are due on forwards 0, N, 2N, ... of their own (see ModelTracer::quant_error_due() and
-  // logit_lens_due()); the logit lens only on sampled ones.
-  std::uint64_t quant_error_every = 16;
-  std::uint64_t logit_lens_every = 1;
+  // The two kinds a caller pays most for (a reference product per projection, an LM head per
+  // layer) are due on forwards 0, N, 2N, ... of their own, the logit lens only on sampled ones; on
+  // each due forward quantization error is measured for one layer, the next in turn
+  // (ModelTracer::quant_error_layer), so that every projection is measured once every
+  // quant_error_every x (layers) forwards for the cost of one layer's reference.
+  std::uint64_t quant_error_every = 4;
+  std::uint64_t logit_lens_every = 8;
   // The in-memory ring holds min(max_records, max_bytes / record size) events, at least 1; the
   // oldest are dropped (and counted) past that. The ring is reserved when the tracer is made.
   std::size_t max_records = 65536;

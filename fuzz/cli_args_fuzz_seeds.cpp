@@ -6,12 +6,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "brick/runtime/atomic_file.hpp"
 #include "cli_args_fuzz_input.hpp"
 #include "command_line.hpp"
+#include "seed_folder.hpp"
 
 namespace {
 
@@ -24,12 +26,9 @@ std::string seed_value(const CLI::Option& option) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: brick_cli_args_fuzz_seeds DIR\n");
-    return 2;
-  }
-  const std::filesystem::path dir = argv[1];
-  std::filesystem::create_directories(dir);
+  const std::optional<std::filesystem::path> given = brick::fuzz::seed_folder(argc, argv);
+  if (!given) return 2;
+  const std::filesystem::path& dir = *given;
   std::vector<std::vector<std::string>> lines{{"--help"}, {"--version"}};
   // The seeds come from the parser's own description of the command line; nothing is parsed.
   const auto describe = [&](const CLI::App& app) {

@@ -3,8 +3,8 @@
 // tensors of several types and shapes, another alignment and a v2 header, so the fuzzer starts
 // from inputs that reach every part of the reader.
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +12,7 @@
 
 #include "brick/gguf/gguf_writer.hpp"
 #include "brick/runtime/atomic_file.hpp"
+#include "seed_folder.hpp"
 
 namespace {
 
@@ -75,12 +76,9 @@ GgufWriter model(Metadata metadata) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s FOLDER\n", argv[0]);
-    return 2;
-  }
-  const std::filesystem::path folder = argv[1];
-  std::filesystem::create_directories(folder);
+  const std::optional<std::filesystem::path> given = brick::fuzz::seed_folder(argc, argv);
+  if (!given) return 2;
+  const std::filesystem::path& folder = *given;
   save(folder / "empty.gguf", GgufWriter().to_bytes({}));
   save(folder / "scalars.gguf", GgufWriter(scalars()).to_bytes({}));
   save(folder / "arrays.gguf", GgufWriter(arrays()).to_bytes({}));

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "brick/core/error.hpp"
 #include "brick/runtime/kv_cache/kv_cache.hpp"
 #include "kv_cache_fuzz_cache.hpp"
+#include "seed_folder.hpp"
 
 namespace {
 
@@ -38,13 +40,10 @@ void fill_rows(KvCache& cache, const KvSlot& slot) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
-    return 2;
-  }
-  const std::filesystem::path dir = argv[1];
+  const std::optional<std::filesystem::path> given = brick::fuzz::seed_folder(argc, argv);
+  if (!given) return 2;
+  const std::filesystem::path& dir = *given;
   try {
-    std::filesystem::create_directories(dir);
     const KvCacheShape f32 = fuzz::fuzz_cache_shape(KvType::F32);
 
     KvCache empty(f32);

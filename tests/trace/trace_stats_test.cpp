@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "brick/core/backend.hpp"
-#include "brick/core/cpu_features.hpp"
 #include "brick/core/error.hpp"
 #include "brick/trace/activation.hpp"
 #include "brick/trace/attention_stats.hpp"
 #include "brick/trace/logit_stats.hpp"
 #include "brick/trace/quant_error.hpp"
 #include "brick/trace/tensor_stats.hpp"
+#include "ops/backend_test.hpp"
 #include "trace/kernels/stats_kernels.hpp"
 
 namespace brick::trace {
@@ -89,14 +89,7 @@ TEST(TensorStats, HistogramBinsEdgesAndOutliers) {
 
 // The SIMD kernels against the scalar one, on every tail length around the vector widths and the
 // 256-value block, with NaN and Inf among the values.
-class TensorStatsBackend : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    if (const auto missing = missing_feature(GetParam(), cpu_features())) {
-      GTEST_SKIP() << "this CPU lacks " << *missing << " for the " << name(GetParam()) << " backend";
-    }
-  }
-};
+using TensorStatsBackend = ops::test::BackendTest;
 
 TEST_P(TensorStatsBackend, AgreesWithTheScalarKernel) {
   for (const std::size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 31, 255, 256, 257, 511, 1000, 4097}) {
@@ -139,8 +132,8 @@ TEST_P(TensorStatsBackend, ResidualSumsAgreeWithTheScalarKernel) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Simd, TensorStatsBackend, ::testing::Values(Backend::Avx2, Backend::Avx512),
-                         [](const auto& info) { return std::string(name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Simd, TensorStatsBackend, ::testing::ValuesIn(ops::test::kSimdBackends),
+                         ops::test::backend_param_name);
 
 TEST(AttentionStats, TopKTailEntropyOnCraftedWeights) {
   const std::vector<float> w = {0.1f, 0.4f, 0.2f, 0.3f};

@@ -1,11 +1,10 @@
 #pragma once
 // ForwardScope: one forward pass of a ModelTracer as a scope. It calls begin_forward() when made and
-// end_forward() when it ends, unless end() was called first, so that a forward an exception leaves
-// does not stay open. With no tracer, or one already in a forward (a caller above opened it: the
+// end_forward() when it ends, so that a forward an exception leaves does not stay open (the
+// anomaly it latched is the tracer's first_anomaly()). With no tracer, or one already in a forward (a caller above opened it: the
 // generation loop brackets a decoder step and the sampling after it), it joins that forward and
 // neither begins nor ends one.
 #include <cstdint>
-#include <optional>
 
 #include "brick/trace/model_tracer.hpp"
 
@@ -25,16 +24,9 @@ class ForwardScope {
 
   // Whether this scope began the forward (and ends it).
   bool owns() const noexcept { return tracer_ != nullptr; }
-  // Ends the forward now: the tracer's latched first anomaly, or nullopt (also when it joined).
-  std::optional<Anomaly> end() {
-    if (!tracer_) return std::nullopt;
-    ModelTracer* tracer = tracer_;
-    tracer_ = nullptr;
-    return tracer->end_forward();
-  }
 
  private:
-  ModelTracer* tracer_;
+  ModelTracer* const tracer_;
 };
 
 }  // namespace brick::trace

@@ -26,13 +26,5 @@ inline float horizontal_max(__m256 v) noexcept {
   return _mm_cvtss_f32(m);
 }
 
-// Returns v unchanged through an empty asm statement the compiler cannot see into. A product
-// passed through it cannot be fused with a later add into an FMA (GCC contracts mul+add under its
-// GNU-mode default -ffp-contract=fast), so the result is rounded exactly like the scalar reference.
-inline __m256 rounded(__m256 v) noexcept {
-  __asm__("" : "+x"(v));
-  return v;
-}
-
 }  // namespace
 }  // namespace brick::simd

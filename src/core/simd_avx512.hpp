@@ -1,6 +1,6 @@
 #pragma once
-// AVX-512 basics shared by the kernels of every room; include only from *_avx512*.cpp translation
-// units. Everything here has internal linkage, so no AVX-512 code can leak into baseline code.
+// <immintrin.h> for the AVX-512 kernels of every room; include only from *_avx512*.cpp translation
+// units, instead of <immintrin.h> itself.
 //
 // GCC 12 reports the deliberately undefined pass-through operands of its own AVX-512 intrinsics as
 // uninitialised at -O3; the warning is about <immintrin.h>, not the code that includes it. (Clang
@@ -14,17 +14,3 @@
 #else
 #include <immintrin.h>
 #endif
-
-namespace brick::simd {
-namespace {
-
-// Returns v unchanged through an empty asm statement the compiler cannot see into. A product
-// passed through it cannot be fused with a later add into an FMA (GCC contracts mul+add under its
-// GNU-mode default -ffp-contract=fast), so the result is rounded exactly like the scalar reference.
-inline __m512 rounded(__m512 v) noexcept {
-  __asm__("" : "+v"(v));
-  return v;
-}
-
-}  // namespace
-}  // namespace brick::simd

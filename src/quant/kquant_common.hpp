@@ -2,8 +2,8 @@
 // Pieces shared by the k-quant (de)quantizers. These mirror ggml's reference arithmetic operation
 // for operation: the bytes of a quantized row depend on every rounding step, so the order of float
 // operations below is part of the format. ggml's reference is built without FMA, so a*b+c must
-// never be contracted into one here either, even when this file is built with -mfma or
-// -march=native: the pragma below keeps every product rounded (it applies to the including file).
+// never be contracted into one here either: the library is built with -ffp-contract=off
+// (src/CMakeLists.txt), which keeps every product rounded even in files built with -mfma.
 #include <fmt/format.h>
 
 #include <bit>
@@ -13,12 +13,6 @@
 
 #include "brick/core/error.hpp"
 #include "brick/quant/kquants.hpp"
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 namespace brick::quant::detail {
 

@@ -16,15 +16,15 @@ inline __m256 rotate_adjacent_pairs(__m256 v, __m128 cos4, __m128 sin4) noexcept
   const __m256 s =
       _mm256_xor_ps(_mm256_permutevar8x32_ps(_mm256_castps128_ps256(sin4), duplicate), negate_even);
   const __m256 swapped = _mm256_permute_ps(v, 0xB1);
-  return _mm256_add_ps(rounded(_mm256_mul_ps(v, c)), rounded(_mm256_mul_ps(swapped, s)));
+  return _mm256_add_ps(_mm256_mul_ps(v, c), _mm256_mul_ps(swapped, s));
 }
 
 // NeoX pairs (a, b) from two vectors: a*cos - b*sin and a*sin + b*cos.
 inline __m256 rotated_first(__m256 a, __m256 b, __m256 c, __m256 s) noexcept {
-  return _mm256_sub_ps(rounded(_mm256_mul_ps(a, c)), rounded(_mm256_mul_ps(b, s)));
+  return _mm256_sub_ps(_mm256_mul_ps(a, c), _mm256_mul_ps(b, s));
 }
 inline __m256 rotated_second(__m256 a, __m256 b, __m256 c, __m256 s) noexcept {
-  return _mm256_add_ps(rounded(_mm256_mul_ps(a, s)), rounded(_mm256_mul_ps(b, c)));
+  return _mm256_add_ps(_mm256_mul_ps(a, s), _mm256_mul_ps(b, c));
 }
 
 }  // namespace

@@ -8,10 +8,10 @@ namespace {
 
 // NeoX pairs (a, b) from two vectors: a*cos - b*sin and a*sin + b*cos.
 inline __m512 rotated_first(__m512 a, __m512 b, __m512 c, __m512 s) noexcept {
-  return _mm512_sub_ps(rounded(_mm512_mul_ps(a, c)), rounded(_mm512_mul_ps(b, s)));
+  return _mm512_sub_ps(_mm512_mul_ps(a, c), _mm512_mul_ps(b, s));
 }
 inline __m512 rotated_second(__m512 a, __m512 b, __m512 c, __m512 s) noexcept {
-  return _mm512_add_ps(rounded(_mm512_mul_ps(a, s)), rounded(_mm512_mul_ps(b, c)));
+  return _mm512_add_ps(_mm512_mul_ps(a, s), _mm512_mul_ps(b, c));
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ void rope_norm_f32_avx512(const float* x, float* out, std::size_t n_heads, std::
       const __m512 v = _mm512_maskz_loadu_ps(mask, x + h * head_dim + offset);
       const __m512 swapped = _mm512_permute_ps(v, 0xB1);
       const __m512 rotated =
-          _mm512_add_ps(rounded(_mm512_mul_ps(v, c)), rounded(_mm512_mul_ps(swapped, s)));
+          _mm512_add_ps(_mm512_mul_ps(v, c), _mm512_mul_ps(swapped, s));
       _mm512_mask_storeu_ps(out + h * head_dim + offset, mask, rotated);
     }
   }

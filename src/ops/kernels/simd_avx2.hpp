@@ -20,7 +20,6 @@ inline __m256i tail_mask8(std::size_t remaining) noexcept {
 
 using simd::horizontal_max;
 using simd::horizontal_sum;
-using simd::rounded;
 
 inline void accumulate_as_double(__m256 v, __m256d& low, __m256d& high) noexcept {
   low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));

@@ -16,8 +16,6 @@ inline __mmask16 tail_mask16(std::size_t remaining) noexcept {
   return static_cast<__mmask16>((1u << remaining) - 1u);
 }
 
-using simd::rounded;
-
 // Adds the 16 float lanes as doubles into two 8-lane double accumulators.
 inline void accumulate_as_double(__m512 v, __m512d& low, __m512d& high) noexcept {
   low = _mm512_add_pd(low, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));

@@ -82,11 +82,7 @@ inline void dot_four_rows(const Dot& dot, const Block* const (&rows)[4], const B
     }
   }
   for (; b < blocks; ++b) {
-    __m128 tails = dot.tails(FourBlocks<Block>::of_rows(rows, b), x[b]);
-    // Through an empty asm statement, which GCC cannot see into: otherwise it fuses the tails' last
-    // multiplication with this addition into an FMA (its default -ffp-contract=fast), which the
-    // one-row kernel's _mm_add_ss does not.
-    __asm__("" : "+x"(tails));
+    const __m128 tails = dot.tails(FourBlocks<Block>::of_rows(rows, b), x[b]);
     acc[0] = _mm_add_ps(acc[0], tails);
   }
   const __m128 sums = _mm_add_ps(_mm_add_ps(acc[0], acc[2]), _mm_add_ps(acc[1], acc[3]));

@@ -194,9 +194,7 @@ inline void lane_rows(const Dot& dot, const Block* w, std::size_t blocks, const 
       if (b < grouped) {
         acc[r][b % 4] = lane_accumulate<Dot>(weights[r], tile[b].d, scaled[r], mins[r], acc[r][b % 4]);
       } else {
-        __m512 value = lane_value<Dot>(weights[r], tile[b].d, scaled[r], mins[r]);
-        __asm__("" : "+v"(value));  // no FMA with the addition: the tail is added on its own
-        acc[r][0] = _mm512_add_ps(acc[r][0], value);
+        acc[r][0] = _mm512_add_ps(acc[r][0], lane_value<Dot>(weights[r], tile[b].d, scaled[r], mins[r]));
       }
     }
   }

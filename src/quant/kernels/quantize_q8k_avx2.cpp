@@ -12,7 +12,7 @@ namespace {
 
 // int32 quants of the scalar reference, 8 per vector, before the cast to int8.
 __m256i quants(const float* x, __m256 scale) {
-  const __m256 product = simd::rounded(_mm256_mul_ps(scale, _mm256_loadu_ps(x)));  // no FMA, see the AVX-512 kernel
+  const __m256 product = _mm256_mul_ps(scale, _mm256_loadu_ps(x));  // no FMA, see the AVX-512 kernel
   const __m256i bits = _mm256_castps_si256(_mm256_add_ps(product, _mm256_set1_ps(12582912.0f)));
   const __m256i rounded =
       _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x00400000));

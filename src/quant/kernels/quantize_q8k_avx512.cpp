@@ -37,7 +37,7 @@ void quantize_block(const float* x, BlockQ8K& block) {
   // The 16 quants of group g, as int8.
   const auto group = [&](int g) {
     // The product rounded on its own, as ggml's reference (built without FMA) rounds it.
-    const __m512 product = simd::rounded(_mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g)));
+    const __m512 product = _mm512_mul_ps(scale, _mm512_loadu_ps(x + 16 * g));
     const __m512i bits = _mm512_castps_si512(_mm512_add_ps(product, _mm512_set1_ps(12582912.0f)));
     const __m512i rounded =
         _mm512_sub_epi32(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x00400000));

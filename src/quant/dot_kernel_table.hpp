@@ -44,6 +44,7 @@ struct DotKernel {
   typename Format::FourRuns four_runs = nullptr;
   std::string_view gemm_name;  // "gemm_q5k_q8k_avx512gfni"
   typename Format::Tokens tokens = nullptr;
+  std::size_t gemm_batch = 1;  // the list's `batch`: see run_gemm()
 };
 
 // The rows kernel of a format whose kernel file has only a single-row kernel.
@@ -64,16 +65,23 @@ void four_rows_calls(const typename Format::Weight* const (&starts)[4], std::siz
 // of about kGemmTileBytes of rows, each read from memory once for all the tokens.
 inline constexpr std::size_t kGemmTileBytes = 256 * 1024;
 
-template <class Format, auto kRows>
-void each_token(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
-                std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept {
+template <class Format>
+void rows_once_per_token(typename Format::Rows rows_kernel, const typename Format::Weight* w, std::size_t rows,
+                         const typename Format::Activation* x, std::size_t tokens, std::size_t blocks, float* out,
+                         std::size_t out_stride) noexcept {
   const std::size_t tile = std::max<std::size_t>(1, kGemmTileBytes / (blocks * sizeof(typename Format::Weight)));
   for (std::size_t first = 0; first < rows; first += tile) {
     const std::size_t count = std::min(tile, rows - first);
     for (std::size_t t = 0; t < tokens; ++t) {
-      kRows(w + first * blocks, count, x + t * blocks, blocks, out + t * out_stride + first);
+      rows_kernel(w + first * blocks, count, x + t * blocks, blocks, out + t * out_stride + first);
     }
   }
+}
+
+template <class Format, auto kRows>
+void each_token(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
+                std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept {
+  rows_once_per_token<Format>(kRows, w, rows, x, tokens, blocks, out, out_stride);
 }
 
 // The ops room's f32 mat-vec as a rows kernel.
@@ -82,48 +90,48 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   kMatvec(w, rows, cols, x, out);
 }
 
-#define BRICK_DOT_ENTRY_Row(F, stem, I, isa)                                                    \
+#define BRICK_DOT_ENTRY_Row(F, stem, I, isa, batch)                                                    \
   DotKernel<F##Format> {                                                                        \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
         &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,         \
-        "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>> \
+        "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>, batch \
   }
-#define BRICK_DOT_ENTRY_Rows(F, stem, I, isa)                                                                 \
+#define BRICK_DOT_ENTRY_Rows(F, stem, I, isa, batch)                                                                 \
   DotKernel<F##Format> {                                                                                      \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
         &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>, "gemm_" #stem "_" #isa,               \
-        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>                                            \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch \
   }
-#define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa)                                                             \
+#define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa, batch)                                                             \
   DotKernel<F##Format> {                                                                                      \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
         &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa,                                       \
-        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>                                            \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch \
   }
-#define BRICK_DOT_ENTRY_Gemm(F, stem, I, isa)                                                                 \
+#define BRICK_DOT_ENTRY_Gemm(F, stem, I, isa, batch)                                                                 \
   DotKernel<F##Format> {                                                                                      \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa         \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch \
   }
-#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa)                                                \
+#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                                \
   DotKernel<F##Format> {                                                                        \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
         &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,         \
-        "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa                                   \
+        "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch \
   }
-#define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa)                                                      \
+#define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa, batch)                                                      \
   DotKernel<F##Format> {                                                                             \
     Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>, \
         &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, "gemm_f32_" #isa,    \
-        &each_token<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>                            \
+        &each_token<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, batch \
   }
 
 template <class Format>
 constexpr std::size_t count_kernels() {
   std::size_t count = 0;
-#define BRICK_DOT_COUNT(F, stem, I, isa, shape) count += std::is_same_v<Format, F##Format> ? 1 : 0;
+#define BRICK_DOT_COUNT(F, stem, I, isa, shape, batch) count += std::is_same_v<Format, F##Format> ? 1 : 0;
   BRICK_QUANT_DOT_KERNELS(BRICK_DOT_COUNT)
 #undef BRICK_DOT_COUNT
   return count;
@@ -133,8 +141,8 @@ template <class Format>
 constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() {
   std::array<DotKernel<Format>, count_kernels<Format>()> table{};
   std::size_t i = 0;
-#define BRICK_DOT_ADD(F, stem, I, isa, shape) \
-  if constexpr (std::is_same_v<Format, F##Format>) table[i++] = BRICK_DOT_ENTRY_##shape(F, stem, I, isa);
+#define BRICK_DOT_ADD(F, stem, I, isa, shape, batch) \
+  if constexpr (std::is_same_v<Format, F##Format>) table[i++] = BRICK_DOT_ENTRY_##shape(F, stem, I, isa, batch);
   BRICK_QUANT_DOT_KERNELS(BRICK_DOT_ADD)
 #undef BRICK_DOT_ADD
   return table;
@@ -178,6 +186,20 @@ const DotKernel<Format>& select_kernel(Backend backend) {
     if (backend_of(kernel.isa) == resolved && is_supported(kernel.isa)) chosen = &kernel;
   }
   return *chosen;
+}
+
+// Y = W X through `kernel`: its GEMM kernel from its batch on, below it (where the GEMM kernel costs
+// as much as a whole tile of tokens) its rows kernel once per token on cache tiles. Either gives each
+// (row, token) the rows kernel's bits.
+template <class Format>
+void run_gemm(const DotKernel<Format>& kernel, const typename Format::Weight* w, std::size_t rows,
+              const typename Format::Activation* x, std::size_t tokens, std::size_t blocks, float* out,
+              std::size_t out_stride) noexcept {
+  if (tokens >= kernel.gemm_batch) {
+    kernel.tokens(w, rows, x, tokens, blocks, out, out_stride);
+  } else {
+    rows_once_per_token<Format>(kernel.rows, w, rows, x, tokens, blocks, out, out_stride);
+  }
 }
 
 // Calls visit(Format{}) for the format of weight type `type`; false when Brick has none.

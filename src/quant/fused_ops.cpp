@@ -107,7 +107,7 @@ void FusedGateUpOp::run_batch(std::span<const float> x, std::size_t tokens, std:
   const std::size_t width = rows(gate_);
   detail::Activations xq = detail::prepare_activations(sources, x, backend);
   xq.cols = hidden();
-  KernelScope scope(detail::gemm_pass_name(sources), backend);
+  KernelScope scope(detail::gemm_pass_name(sources, tokens), backend);
   scope.set_work(width * tokens, 4.0 * static_cast<double>(width * hidden() * tokens),
                  detail::pass_bytes(sources, hidden(), tokens));
   pool_->parallel_for(width, [&](Range range, std::size_t) {

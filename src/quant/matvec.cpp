@@ -73,9 +73,9 @@ void four_runs_call(const RowSource* const (&sources)[4], const std::size_t (&fi
 template <class Format>
 void tokens_call(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
                  std::size_t tokens, float* out, std::size_t out_stride) noexcept {
-  static_cast<const DotKernel<Format>*>(source.kernel)
-      ->tokens(reinterpret_cast<const typename Format::Weight*>(source.row(first)), count, x.get<Format>(), tokens,
-               source.blocks, out, out_stride);
+  run_gemm(*static_cast<const DotKernel<Format>*>(source.kernel),
+           reinterpret_cast<const typename Format::Weight*>(source.row(first)), count, x.get<Format>(), tokens,
+           source.blocks, out, out_stride);
 }
 
 // The calling thread's activation buffers, grown on first use of a wider x.
@@ -174,8 +174,10 @@ std::string_view pass_name(std::span<const RowSource> sources) noexcept {
   return share_kernel(sources) ? sources.front().kernel_name : "dot_rows_mixed";
 }
 
-std::string_view gemm_pass_name(std::span<const RowSource> sources) noexcept {
-  return share_kernel(sources) ? sources.front().gemm_name : "gemm_rows_mixed";
+std::string_view gemm_pass_name(std::span<const RowSource> sources, std::size_t tokens) noexcept {
+  if (!share_kernel(sources)) return "gemm_rows_mixed";
+  const RowSource& source = sources.front();
+  return tokens >= source.gemm_batch ? source.gemm_name : source.kernel_name;
 }
 
 double pass_bytes(std::span<const RowSource> sources, std::size_t cols, std::size_t tokens) noexcept {
@@ -202,6 +204,7 @@ RowSource row_source(const WeightMatrix& w, Backend backend) {
     source.rows_call = &rows_call<Format>;
     source.four_runs_call = &four_runs_call<Format>;
     source.gemm_name = select_kernel<Format>(backend).gemm_name;
+    source.gemm_batch = select_kernel<Format>(backend).gemm_batch;
     source.tokens_call = &tokens_call<Format>;
   });
   if (!known) throw InvalidArgument(fmt::format("mat-vec: Brick has no kernels for {} weights", name(w.type())));
@@ -260,7 +263,7 @@ void gemm(std::span<const RowSource> sources, std::span<const float> x, std::siz
   const std::size_t cols = x.size() / tokens;
   Activations xq = prepare_activations(sources, x, backend);
   xq.cols = cols;
-  KernelScope scope(gemm_pass_name(sources), backend);
+  KernelScope scope(gemm_pass_name(sources, tokens), backend);
   pool.parallel_for(width, [&](Range range, std::size_t) { dot_rows_tokens(sources, xq, tokens, range, out.data(), width); });
   scope.set_work(width * tokens, 2.0 * static_cast<double>(width * cols * tokens), pass_bytes(sources, cols, tokens));
 }

@@ -52,7 +52,9 @@ struct RowSource {
   void (*four_runs_call)(const RowSource* const (&sources)[4], const std::size_t (&firsts)[4], std::size_t count,
                          const Activations& x, float* const (&out)[4]) noexcept = nullptr;
   std::string_view gemm_name = {};  // its GEMM's name in the table ("gemm_q4k_q8k_avx512vnni")
-  // The GEMM: out[t * out_stride + i] = row (first + i) . token t of x, for i < count, t < tokens.
+  std::size_t gemm_batch = 1;        // the smallest batch its GEMM kernel runs for (run_gemm())
+  // The GEMM: out[t * out_stride + i] = row (first + i) . token t of x, for i < count, t < tokens;
+  // below gemm_batch tokens the rows kernel once per token.
   void (*tokens_call)(const RowSource& source, std::size_t first, std::size_t count, const Activations& x,
                       std::size_t tokens, float* out, std::size_t out_stride) noexcept = nullptr;
 
@@ -92,8 +94,9 @@ void dot_four_source_runs(const RowSource* const (&sources)[4], const std::size_
 void dot_rows_tokens(std::span<const RowSource> sources, const Activations& x, std::size_t tokens, Range range,
                      float* out, std::size_t out_stride) noexcept;
 
-// The name of one GEMM pass over `sources`, as pass_name() names a mat-vec pass ("gemm_rows_mixed").
-std::string_view gemm_pass_name(std::span<const RowSource> sources) noexcept;
+// The name of one GEMM pass over `sources` for `tokens` tokens, as pass_name() names a mat-vec pass:
+// the GEMM kernel's, or the dot kernel's for a batch its rows kernel computes ("gemm_rows_mixed").
+std::string_view gemm_pass_name(std::span<const RowSource> sources, std::size_t tokens) noexcept;
 
 // out (`tokens` rows of the rows of `sources` laid end to end) = those rows times each row of x
 // (`tokens` rows of cols values): x converted once for the batch, then one parallel GEMM pass over

@@ -5,12 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "brick/core/compute_brick.hpp"
 #include "brick/core/error.hpp"
+#include "brick/core/kernel_recorder.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/quantize.hpp"
+#include "ops/backend_test.hpp"
+#include "quant/matvec_rows.hpp"
 #include "quant/weight_matrices.hpp"
 #include "support/random_data.hpp"
 
@@ -46,6 +52,54 @@ TEST(ProjectionOp, IsTheMatvecOfEveryTypeAndPassesItsEquivalenceCheck) {
         << name(type) << ": " << report->assertions[0].summary();
   }
 }
+
+// The names of the kernels the calling thread begins.
+struct KernelNames final : KernelRecorder {
+  std::vector<std::string> names;
+  void kernel_begin(std::string_view name, Backend, std::uint64_t) noexcept override { names.emplace_back(name); }
+  void kernel_end(const KernelWork&, std::uint64_t) noexcept override {}
+  void transfer(const TransferRecord&) noexcept override {}
+  void parallel_call(const ParallelCall&) noexcept override {}
+};
+
+using ProjectionBatch = ops::test::BackendTest;
+
+TEST_P(ProjectionBatch, IsTheMatvecOfEachTokenOnEitherSideOfTheGemmKernelsBatch) {
+  // Every batch from one token to past a tile of 16: below the kernel's batch the pass runs the
+  // dot kernel once per token, from it on the GEMM kernel, and every output has the mat-vec's bits.
+  ThreadPool pool(2);
+  const Backend backend = GetParam();
+  for (const TensorType type : test::computable_types()) {
+    const test::OwnedMatrix w = test::weight_matrix(type, kRows, kCols, 7);
+    const ProjectionOp op(BrickId::OutputProjection, "attn_output", w.view(), pool);
+    {
+      const detail::RowSource source = detail::row_source(w.view(), backend);
+      for (std::size_t tokens = 1; tokens <= 18; ++tokens) {
+        const std::vector<float> x = test::normal(tokens * kCols, 11 + tokens);
+        std::vector<float> out(tokens * kRows);
+        KernelNames recorded;
+        KernelRecorder* const previous = set_kernel_recorder(&recorded);
+        op.run({x, tokens}, out, backend);
+        set_kernel_recorder(previous);
+        const std::string_view pass = tokens == 1 ? source.kernel_name
+                                      : tokens >= source.gemm_batch ? source.gemm_name
+                                                                    : source.kernel_name;
+        EXPECT_NE(std::find(recorded.names.begin(), recorded.names.end(), pass), recorded.names.end())
+            << name(type) << " " << name(backend) << " " << tokens << " tokens: no " << pass;
+        for (std::size_t t = 0; t < tokens; ++t) {
+          std::vector<float> expected(kRows);
+          matvec(w.view(), std::span(x).subspan(t * kCols, kCols), expected, pool, backend);
+          ASSERT_EQ(std::vector<float>(out.begin() + static_cast<std::ptrdiff_t>(t * kRows),
+                                       out.begin() + static_cast<std::ptrdiff_t>((t + 1) * kRows)),
+                    expected)
+              << name(type) << " " << name(backend) << " token " << t << " of " << tokens;
+        }
+      }
+    }
+  }
+}
+
+BRICK_OPS_INSTANTIATE(ProjectionBatch, ops::test::kAllBackends);
 
 TEST(ProjectionOp, RejectsWeightsItCannotCompute) {
   ThreadPool pool(1);

@@ -1,21 +1,403 @@
-// Q8_0·Q8_0 with AVX-512 F/BW + VNNI; the kernel itself is in dot_q8_0_avx512_impl.hpp.
+// Q8_0·Q8_0 with AVX-512 F/BW + VNNI: the row kernels (one row, rows, four runs) and a GEMM with
+// 16 tokens in the lanes, which give the same bits.
+//
+// Every block's integer dot s_b is exact; it is scaled once, t_b = float(s_b) * (d_w * d_x). A row
+// adds its blocks in groups of 16: within a group in a fixed tree over 16 lanes (lane j holds block
+// kLaneBlock[j]; lanes j and j + 8 first, then j and j + 4, j and j + 2, j and j + 1, missing blocks
+// as +0), and the group sums in order from 0.
+// - The row kernels compute a group in one zmm, blocks in lanes. vpdpbusd multiplies unsigned by
+//   signed bytes, so the weights go in as w + 128 (w ^ 0x80) and each dword starts from -128 * (the
+//   sum of its four activation quants), computed once per group for all the rows walked side by side.
+//   Two blocks per vpdpbusd; an in-lane transposing reduction leaves the 16 exact block sums in the
+//   lanes, in kLaneBlock's order.
+// - The GEMM computes each block for 16 tokens at once: the tokens' quants rearranged once per call
+//   so that dword k of lane t holds quants 4k..4k+3 of token t, plus 128 (unsigned), times four
+//   weight quants broadcast as the signed operand, from -128 * (the sum of the block's weight
+//   quants). Its block values are the row kernels' lanes, added in the same tree.
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "brick/quant/q8_0.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
-#include "quant/kernels/dot_q8_0_avx512_impl.hpp"
+#include "quant/kernels/dot_rows_avx512_impl.hpp"
 
 namespace brick::quant::kernels {
+namespace {
+
+inline constexpr std::size_t kGroup = 16;
+// The block of its group each lane holds after the transposing reduction.
+inline constexpr int kLaneBlock[kGroup] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
+// The GEMM's order of a group's blocks: the lanes in the order the tree adds them (0, 8, 4, 12, 2,
+// 10, 6, 14, 1, ...), so that each addition takes the two values computed last at its level.
+inline constexpr int kVisitBlock[kGroup] = {0, 8, 1, 9, 4, 12, 5, 13, 2, 10, 3, 11, 6, 14, 7, 15};
+
+inline __m512i unsigned_bytes(__m512i v) { return _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))); }
+
+// The quants of blocks p[0] and p[1] (only p[0] when kOne, zeros above).
+template <bool kOne>
+inline __m512i pair_quants(const BlockQ80* p) {
+  const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[0].qs));
+  if constexpr (kOne) return _mm512_zextsi256_si512(first);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(first), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[1].qs)), 1);
+}
+
+// The lane of each block of a group (kLaneBlock inverted).
+constexpr int lane_of(int block) {
+  for (int j = 0; j < static_cast<int>(kGroup); ++j) {
+    if (kLaneBlock[j] == block) return j;
+  }
+  return -1;
+}
+
+// Word indices for vpermt2w on the 64-byte loads at byte 64 * i of a whole group, i = 0..7: load i
+// holds the d of block 2i in word 2i and of block 2i + 1 in word 2i + 17. Permute k takes blocks
+// 4k..4k+3 from loads 2k and 2k + 1 into their lanes.
+struct ScalePermutes {
+  alignas(64) std::int16_t index[4][32] = {};
+  std::uint32_t lanes[4] = {};
+  constexpr ScalePermutes() {
+    for (int block = 0; block < static_cast<int>(kGroup); ++block) {
+      const int k = block / 4;
+      const int load = block / 2;
+      const int word = 2 * load + 17 * (block % 2);
+      index[k][lane_of(block)] = static_cast<std::int16_t>(32 * (load - 2 * k) + word);
+      lanes[k] |= 1u << lane_of(block);
+    }
+  }
+};
+inline constexpr ScalePermutes kScalePermutes{};
+
+// The d of a whole group's blocks in kLaneBlock's order, from eight loads of lines the quants' loads
+// read too.
+inline __m512 full_group_scales(const BlockQ80* group) {
+  const char* bytes = reinterpret_cast<const char*>(group);
+  __m512i words = _mm512_setzero_si512();
+  for (int k = 0; k < 4; ++k) {
+    const __m512i pair = _mm512_permutex2var_epi16(_mm512_loadu_si512(bytes + 128 * k),
+                                                   _mm512_load_si512(kScalePermutes.index[k]),
+                                                   _mm512_loadu_si512(bytes + 128 * k + 64));
+    words = _mm512_mask_mov_epi16(words, kScalePermutes.lanes[k], pair);
+  }
+  return _mm512_cvtph_ps(_mm512_castsi512_si256(words));
+}
+
+// The d of the group's first `n` blocks in kLaneBlock's order (zeros past them): for a group's
+// tail, a gather of each block's first dword, of which d is the low half.
+inline __m512 group_scales(const BlockQ80* group, std::size_t n) {
+  if (n == kGroup) return full_group_scales(group);
+  const __m512i lane_block = _mm512_set_epi32(15, 13, 11, 9, 14, 12, 10, 8, 7, 5, 3, 1, 6, 4, 2, 0);
+  const __mmask16 present = _mm512_cmplt_epi32_mask(lane_block, _mm512_set1_epi32(static_cast<int>(n)));
+  const __m512i offsets = _mm512_mullo_epi32(lane_block, _mm512_set1_epi32(static_cast<int>(sizeof(BlockQ80))));
+  const __m512i dwords = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), present, offsets, group, 1);
+  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dwords));
+}
+
+// The activation side of one group of n <= 16 blocks: per pair of blocks the quants and the
+// dwords' starting values, and the scales in lane order.
+struct GroupActivation {
+  __m512i qs[kGroup / 2];
+  __m512i start[kGroup / 2];  // -128 * the sum of each four quants
+  __m512 d;
+};
+
+inline GroupActivation group_activation(const BlockQ80* x, std::size_t n) {
+  GroupActivation a;
+  for (std::size_t p = 0; p < kGroup / 2; ++p) {
+    if (2 * p + 1 < n) {
+      a.qs[p] = pair_quants<false>(x + 2 * p);
+    } else if (2 * p < n) {
+      a.qs[p] = pair_quants<true>(x + 2 * p);
+    } else {
+      a.qs[p] = _mm512_setzero_si512();
+    }
+    const __m512i sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(static_cast<char>(0x80)), a.qs[p]);
+    a.start[p] = _mm512_sub_epi32(_mm512_setzero_si512(), sums);
+  }
+  a.d = group_scales(x, n);
+  return a;
+}
+
+// [a0+a2, b0+b2, a1+a3, b1+b3] in each 128-bit lane of dword partial sums a and b.
+inline __m512i merge_dwords(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+}
+// The dword pairs of two merge_dwords results added: each 128-bit lane then holds four whole sums.
+inline __m512i merge_qwords(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+}
+
+// t_b of the group's blocks in kLaneBlock's order, for one row.
+inline __m512 group_values(const BlockQ80* w, const GroupActivation& a, std::size_t n) {
+  __m512i partial[kGroup / 2];
+  for (std::size_t p = 0; p < kGroup / 2; ++p) {
+    if (2 * p + 1 < n) {
+      partial[p] = _mm512_dpbusd_epi32(a.start[p], unsigned_bytes(pair_quants<false>(w + 2 * p)), a.qs[p]);
+    } else if (2 * p < n) {
+      partial[p] = _mm512_dpbusd_epi32(a.start[p], unsigned_bytes(pair_quants<true>(w + 2 * p)), a.qs[p]);
+    } else {
+      partial[p] = _mm512_setzero_si512();
+    }
+  }
+  // 128-bit lane L of e: the sums of lane L of partial[0..3]; f: of partial[4..7]. Lanes 0 + 1 of a
+  // partial are its first block, 2 + 3 its second.
+  const __m512i e = merge_qwords(merge_dwords(partial[0], partial[1]), merge_dwords(partial[2], partial[3]));
+  const __m512i f = merge_qwords(merge_dwords(partial[4], partial[5]), merge_dwords(partial[6], partial[7]));
+  const __m512i sums = _mm512_add_epi32(_mm512_shuffle_i32x4(e, f, _MM_SHUFFLE(2, 0, 2, 0)),
+                                        _mm512_shuffle_i32x4(e, f, _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(sums), _mm512_mul_ps(group_scales(w, n), a.d));
+}
+
+// The group tree: lanes j + (j + 8), then + 4, + 2, + 1.
+inline __m128 group_sum(__m512 t) {
+  const __m256 u = _mm256_add_ps(_mm512_castps512_ps256(t), _mm512_extractf32x8_ps(t, 1));
+  const __m128 v = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
+  const __m128 c = _mm_add_ps(v, _mm_movehl_ps(v, v));
+  return _mm_add_ss(c, _mm_movehdup_ps(c));
+}
+
+// group_sum of four rows' values at once, one row per lane of the result: the same additions with
+// the same operands, the rows side by side in 128-bit lanes.
+inline __m128 group_sums(const __m512 (&t)[4]) {
+  const __m512 u01 = _mm512_add_ps(_mm512_shuffle_f32x4(t[0], t[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(t[0], t[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 u23 = _mm512_add_ps(_mm512_shuffle_f32x4(t[2], t[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(t[2], t[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512 c = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 g = _mm512_add_ps(c, _mm512_movehdup_ps(c));
+  return _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), g));
+}
+
+struct Q80DotVnni {
+  // R rows side by side: each group's activation side computed once for all of them.
+  template <std::size_t R>
+  void side_by_side(const BlockQ80* const (&rows)[R], const BlockQ80* x, std::size_t blocks,
+                    float* const (&out)[R]) const {
+    __m128 sums[R];
+    for (std::size_t r = 0; r < R; ++r) sums[r] = _mm_setzero_ps();
+    __m128 four = _mm_setzero_ps();  // R = 4: the rows' sums of whole groups, one per lane
+    std::size_t b = 0;
+    for (; b + kGroup <= blocks; b += kGroup) {
+      for (std::size_t r = 0; r < R; ++r) {
+        const char* ahead = reinterpret_cast<const char*>(rows[r] + b) + kPrefetchAhead;
+        for (std::size_t line = 0; line < kGroup * sizeof(BlockQ80); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
+      }
+      const GroupActivation a = group_activation(x + b, kGroup);
+      if constexpr (R == 4) {
+        const __m512 t[4] = {group_values(rows[0] + b, a, kGroup), group_values(rows[1] + b, a, kGroup),
+                             group_values(rows[2] + b, a, kGroup), group_values(rows[3] + b, a, kGroup)};
+        four = _mm_add_ps(four, group_sums(t));
+      } else {
+        for (std::size_t r = 0; r < R; ++r) sums[r] = _mm_add_ss(sums[r], group_sum(group_values(rows[r] + b, a, kGroup)));
+      }
+    }
+    if constexpr (R == 4) {
+      alignas(16) float lanes[4];
+      _mm_store_ps(lanes, four);
+      for (std::size_t r = 0; r < R; ++r) sums[r] = _mm_set_ss(lanes[r]);
+    }
+    if (b < blocks) {
+      const GroupActivation a = group_activation(x + b, blocks - b);
+      for (std::size_t r = 0; r < R; ++r) {
+        sums[r] = _mm_add_ss(sums[r], group_sum(group_values(rows[r] + b, a, blocks - b)));
+      }
+    }
+    for (std::size_t r = 0; r < R; ++r) *out[r] = _mm_cvtss_f32(sums[r]);
+  }
+};
+
+// One block of up to 16 tokens, rearranged (lanes past the tile's tokens hold garbage that no
+// output takes). A tile holds each group's blocks in kVisitBlock's order.
+struct alignas(64) TokenLaneBlock {
+  __m512i qx[kQ80BlockSize / 4];  // dword k, lane t: quants 4k..4k+3 of token t, + 128 (uint8)
+  __m512 d;                       // lane t: token t's d
+};
+
+inline void rearrange_tokens(const BlockQ80* x, std::size_t n, std::size_t blocks, TokenLaneBlock* tile) {
+  const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1);
+  const __m512i offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                             _mm512_set1_epi32(static_cast<int>(blocks * sizeof(BlockQ80))));
+  const __m512i zero = _mm512_setzero_si512();
+  for (std::size_t g = 0; g < blocks; g += kGroup) {
+    for (std::size_t i = 0; i < kGroup; ++i) {
+      const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[i]);
+      if (b >= blocks) continue;
+      const BlockQ80& first = x[b];
+      TokenLaneBlock& out = tile[g + i];
+      for (std::size_t k = 0; k < kQ80BlockSize / 4; ++k) {
+        out.qx[k] = unsigned_bytes(_mm512_mask_i32gather_epi32(zero, lanes, offsets, first.qs + 4 * k, 1));
+      }
+      out.d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_mask_i32gather_epi32(zero, lanes, offsets, &first, 1)));
+    }
+  }
+}
+
+inline int load_dword(const void* p) {
+  int dword;
+  std::memcpy(&dword, p, sizeof dword);
+  return dword;
+}
+
+// What the GEMM needs of a weight block besides its quants, computed once per chunk of rows for all
+// the tiles of tokens: -128 * the sum of its quants (vpsadbw sums the unsigned bytes w + 128 eight
+// at a time), and d as a float.
+struct BlockTerms {
+  std::int32_t start;
+  float d;
+};
+
+inline BlockTerms block_terms(const BlockQ80& w) {
+  const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs)),
+                                         _mm256_set1_epi8(static_cast<char>(0x80)));
+  const __m256i sums = _mm256_sad_epu8(bytes, _mm256_setzero_si256());
+  __m128i total = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+  total = _mm_add_epi64(total, _mm_unpackhi_epi64(total, total));
+  return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)), _cvtsh_ss(w.d)};
+}
+
+template <std::size_t R>
+struct RowLanes {
+  __m512 v[R];
+};
+
+template <std::size_t R>
+inline RowLanes<R> operator+(const RowLanes<R>& a, const RowLanes<R>& b) {
+  RowLanes<R> sum;
+  for (std::size_t r = 0; r < R; ++r) sum.v[r] = _mm512_add_ps(a.v[r], b.v[r]);
+  return sum;
+}
+
+// t_b for R rows (rows[r] at block b, with their terms) and the tile's tokens, each weight dword
+// broadcast from memory; the block's two halves in separate chains of vpdpbusd, added as integers.
+template <std::size_t R>
+inline RowLanes<R> block_values(const BlockQ80* const (&rows)[R], const BlockTerms* const (&terms)[R], std::size_t b,
+                                const TokenLaneBlock& x) {
+  constexpr std::size_t kHalf = kQ80BlockSize / 8;
+  __m512i low[R];
+  __m512i high[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    low[r] = _mm512_set1_epi32(terms[r][b].start);
+    high[r] = _mm512_setzero_si512();
+  }
+  for (std::size_t k = 0; k < kHalf; ++k) {
+    const __m512i first = _mm512_load_si512(&x.qx[k]);
+    const __m512i second = _mm512_load_si512(&x.qx[kHalf + k]);
+    for (std::size_t r = 0; r < R; ++r) {
+      low[r] = _mm512_dpbusd_epi32(low[r], first, _mm512_set1_epi32(load_dword(rows[r][b].qs + 4 * k)));
+      high[r] = _mm512_dpbusd_epi32(high[r], second, _mm512_set1_epi32(load_dword(rows[r][b].qs + 4 * (kHalf + k))));
+    }
+  }
+  RowLanes<R> t;
+  for (std::size_t r = 0; r < R; ++r) {
+    const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(terms[r][b].d), x.d);
+    t.v[r] = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(low[r], high[r])), scale);
+  }
+  return t;
+}
+
+// R rows from w (their terms from `terms`) against the tile's n tokens; out[t * out_stride + r]
+// for t < n.
+template <std::size_t R>
+inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t blocks, const TokenLaneBlock* tile,
+                      std::size_t n, float* out, std::size_t out_stride) {
+  const BlockQ80* rows[R];
+  const BlockTerms* row_terms[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    rows[r] = w + r * blocks;
+    row_terms[r] = terms + r * blocks;
+  }
+  RowLanes<R> acc;
+  for (std::size_t r = 0; r < R; ++r) acc.v[r] = _mm512_setzero_ps();
+  for (std::size_t g = 0; g < blocks; g += kGroup) {
+    // The tree over the group's blocks in kVisitBlock's order, as a binary counter: after the i-th
+    // value, level l holds the sum of the last 2^l values whenever bit l of i + 1 is set. Blocks
+    // past the row's last are +0, as in the row kernels' lanes. Unrolled at compile time, so that
+    // the levels stay in registers.
+    RowLanes<R> levels[5];
+    const auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[I]);
+      RowLanes<R> value;
+      if (b < blocks) {
+        value = block_values<R>(rows, row_terms, b, tile[g + I]);
+      } else {
+        for (std::size_t r = 0; r < R; ++r) value.v[r] = _mm512_setzero_ps();
+      }
+      constexpr int kCarries = std::countr_one(I);
+      for (int level = 0; level < kCarries; ++level) value = levels[level] + value;
+      levels[kCarries] = value;
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (visit(std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<kGroup>{});
+    acc = acc + levels[4];
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    alignas(64) float sums[kGroup];
+    _mm512_store_ps(sums, acc.v[r]);
+    for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
+  }
+}
+
+// About this many bytes of weight rows are walked against every tile of tokens before the next
+// rows: they stay in L2 while the tiles stream past.
+inline constexpr std::size_t kChunkBytes = 128 * 1024;
+
+}  // namespace
 
 float dot_q8_0_q8_0_avx512vnni(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) noexcept {
-  return dot_row(Q80DotVnni<true>{}, w, x, blocks);
+  return dot_row(Q80DotVnni{}, w, x, blocks);
 }
 
 void dot_q8_0_q8_0_rows_avx512vnni(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t blocks,
-                             float* out) noexcept {
-  dot_rows_in_four_runs(Q80DotVnni<true>{}, w, rows, x, blocks, out);
+                                   float* out) noexcept {
+  dot_rows_in_four_runs(Q80DotVnni{}, w, rows, x, blocks, out);
 }
 
 void dot_q8_0_q8_0_four_runs_avx512vnni(const BlockQ80* const (&starts)[4], std::size_t count, const BlockQ80* x,
-                                  std::size_t blocks, float* const (&out)[4]) noexcept {
-  dot_four_runs_side_by_side(Q80DotVnni<true>{}, starts, count, x, blocks, out);
+                                        std::size_t blocks, float* const (&out)[4]) noexcept {
+  dot_four_runs_side_by_side(Q80DotVnni{}, starts, count, x, blocks, out);
+}
+
+// Every tile of 16 tokens rearranged once into the calling thread's buffer; then chunks of rows,
+// their blocks' terms computed once, each chunk against every tile, two rows at a time (sharing the
+// activation loads).
+void gemm_q8_0_q8_0_avx512vnni(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t tokens,
+                               std::size_t blocks, float* out, std::size_t out_stride) noexcept {
+  thread_local std::vector<TokenLaneBlock> tiles;
+  thread_local std::vector<BlockTerms> terms;
+  const std::size_t tile_blocks = (blocks + kGroup - 1) / kGroup * kGroup;
+  const std::size_t tile_count = (tokens + kGroup - 1) / kGroup;
+  if (tiles.size() < tile_count * tile_blocks) tiles.resize(tile_count * tile_blocks);
+  for (std::size_t t = 0; t < tile_count; ++t) {
+    rearrange_tokens(x + t * kGroup * blocks, std::min(kGroup, tokens - t * kGroup), blocks,
+                     tiles.data() + t * tile_blocks);
+  }
+  const std::size_t chunk = std::max<std::size_t>(2, kChunkBytes / (blocks * sizeof(BlockQ80)) / 2 * 2);
+  if (terms.size() < chunk * blocks) terms.resize(chunk * blocks);
+  for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
+    const std::size_t chunk_rows = std::min(chunk, rows - first_row);
+    const BlockQ80* const chunk_w = w + first_row * blocks;
+    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
+    for (std::size_t t = 0; t < tile_count; ++t) {
+      const TokenLaneBlock* const tile = tiles.data() + t * tile_blocks;
+      const std::size_t n = std::min(kGroup, tokens - t * kGroup);
+      float* const tile_out = out + t * kGroup * out_stride + first_row;
+      std::size_t r = 0;
+      for (; r + 2 <= chunk_rows; r += 2) {
+        lane_rows<2>(chunk_w + r * blocks, terms.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      }
+      if (r < chunk_rows) {
+        lane_rows<1>(chunk_w + r * blocks, terms.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      }
+    }
+  }
 }
 
 }  // namespace brick::quant::kernels

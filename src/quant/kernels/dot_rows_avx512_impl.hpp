@@ -10,7 +10,8 @@
 // of blocks x[0..kStep); accumulate(w, a, acc) adding the step's products with w[0..kStep) to the
 // kVectors accumulators acc; and for a last partial step of `left` < kStep blocks,
 // activation_tail(x, left) and accumulate_tail(w, a, acc, left), which read nothing past
-// x[left - 1] and w[left - 1].
+// x[left - 1] and w[left - 1]. A Kernel with a row loop of its own provides instead
+// side_by_side(rows, x, blocks, out) for R rows, with the same property.
 #include <cstddef>
 
 #include "core/simd_avx512.hpp"
@@ -26,8 +27,8 @@ namespace {
 inline constexpr std::size_t kPrefetchAhead = 2048;
 
 template <class Kernel, class Weight, class Activation, std::size_t R>
-inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
-                             std::size_t blocks, float* const (&out)[R]) {
+inline void dot_in_steps(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
+                         std::size_t blocks, float* const (&out)[R]) {
   constexpr std::size_t kStep = Kernel::kStep;
   constexpr std::size_t kVectors = Kernel::kVectors;
   // Two steps per iteration, one per set of accumulators: indexing the sets by a step counter would
@@ -62,6 +63,16 @@ inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R
     __m512 sum = _mm512_add_ps(even[r][0], odd[r][0]);
     for (std::size_t v = 1; v < kVectors; ++v) sum = _mm512_add_ps(sum, _mm512_add_ps(even[r][v], odd[r][v]));
     *out[r] = _mm512_reduce_add_ps(sum);
+  }
+}
+
+template <class Kernel, class Weight, class Activation, std::size_t R>
+inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
+                             std::size_t blocks, float* const (&out)[R]) {
+  if constexpr (requires { kernel.side_by_side(rows, x, blocks, out); }) {
+    kernel.side_by_side(rows, x, blocks, out);
+  } else {
+    dot_in_steps(kernel, rows, x, blocks, out);
   }
 }
 

@@ -7,7 +7,8 @@
 //
 //   brick_gemm_bench [--benchmark_filter=q4k] [--benchmark_repetitions=N]
 //
-// Ends with a table of medians: GFLOP/s of each engine and their ratio.
+// Ends with a table of medians: GFLOP/s of each engine, their ratio, and Brick's fraction of the
+// machine's integer dot-product peak (int8_peak_probe.hpp) for the instructions its backend runs.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -27,6 +28,7 @@
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
 #include "benchmark_defaults.hpp"
+#include "int8_peak_probe.hpp"
 
 namespace {
 
@@ -37,6 +39,9 @@ using brick::test::GgmlOracle;
 constexpr std::size_t kCols = 4096;
 constexpr std::size_t kShapes[] = {4096, 14336};
 constexpr std::size_t kBatches[] = {32, 512};
+// Batches under a micro-kernel's tile of tokens, 4096x4096 only: where the GEMM hands over to a
+// mat-vec per token (matvec.hpp).
+constexpr std::size_t kSmallBatches[] = {2, 4, 6, 8, 12, 16};
 constexpr quant::TensorType kTypes[] = {quant::TensorType::Q4_K, quant::TensorType::Q5_K, quant::TensorType::Q6_K,
                                         quant::TensorType::Q8_0};
 
@@ -129,6 +134,16 @@ void register_benchmarks() {
         if (tokens == kBatches[0]) add("brick_matvec_loop", matvec_loop_brick);
       }
     }
+    for (const std::size_t tokens : kSmallBatches) {
+      for (const auto& [engine, fn] : {std::pair{"brick", &gemm_brick}, std::pair{"brick_matvec_loop", &matvec_loop_brick}}) {
+        benchmark::RegisterBenchmark(key(engine, type, kShapes[0], tokens).c_str(),
+                                     [=](benchmark::State& s) { fn(s, type, kShapes[0], tokens); })
+            ->Arg(1)
+            ->UseRealTime()
+            ->MinTime(0.1)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
   }
 }
 
@@ -156,11 +171,25 @@ class Collector : public benchmark::ConsoleReporter {
   std::map<std::string, std::vector<double>> times_;
 };
 
+// The int8 instructions Brick's k-quant GEMMs multiply with on this backend.
+bench::Int8Instructions gemm_instructions() {
+  const Backend backend = resolve(Backend::Auto);
+  return backend == Backend::Avx512 && cpu_features().avx512vnni ? bench::Int8Instructions::Avx512Vnni
+                                                                  : bench::Int8Instructions::Avx2;
+}
+
 void print_summary(const Collector& c) {
+  const bench::Int8Instructions instructions = gemm_instructions();
+  const std::string instruction_name = instructions == bench::Int8Instructions::Avx512Vnni ? "vpdpbusd zmm"
+                                                                                          : "vpmaddubsw + vpmaddwd ymm";
+  double peaks[3] = {};
+  for (const int threads : {1, 2}) peaks[threads] = bench::int8_peak_gops(instructions, pool(threads)).value_or(0.0);
   fmt::print("\n## GEMM: medians, ggml {} ({}), Brick {}\n\n", oracle().version(), oracle().cpu_variant(),
              name(resolve(Backend::Auto)));
-  fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop |\n"
-             "|---|---|---|---|---|---|---|\n");
+  fmt::print("Integer dot-product peak ({}): {:.0f} GOPS at 1 thread, {:.0f} at 2.\n\n", instruction_name, peaks[1],
+             peaks[2]);
+  fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop | brick of int8 peak |\n"
+             "|---|---|---|---|---|---|---|---|\n");
   for (const quant::TensorType type : kTypes) {
     for (const std::size_t rows : kShapes) {
       for (const std::size_t tokens : kBatches) {
@@ -172,12 +201,28 @@ void print_summary(const Collector& c) {
           const double ggml = time("ggml");
           if (ours == 0.0 || ggml == 0.0) continue;
           const double loop = time("brick_matvec_loop");
-          fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} |\n", quant::name(type), rows, kCols, tokens,
-                     threads, flops(rows, tokens) / ours / 1e9, flops(rows, tokens) / ggml / 1e9, ggml / ours,
-                     loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"));
+          const double gflops = flops(rows, tokens) / ours / 1e9;
+          fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} | {} |\n", quant::name(type), rows, kCols,
+                     tokens, threads, gflops, flops(rows, tokens) / ggml / 1e9, ggml / ours,
+                     loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"),
+                     peaks[threads] > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peaks[threads]) : std::string("-"));
         }
       }
     }
+  }
+  fmt::print("\n| small batch, {}x{}, 1 thread: brick / its mat-vec loop |", kShapes[0], kCols);
+  for (const std::size_t tokens : kSmallBatches) fmt::print(" {} |", tokens);
+  fmt::print("\n|---|");
+  for (std::size_t i = 0; i < std::size(kSmallBatches); ++i) fmt::print("---|");
+  fmt::print("\n");
+  for (const quant::TensorType type : kTypes) {
+    fmt::print("| {} |", quant::name(type));
+    for (const std::size_t tokens : kSmallBatches) {
+      const double ours = c.seconds(fmt::format("{}/1", key("brick", type, kShapes[0], tokens)));
+      const double loop = c.seconds(fmt::format("{}/1", key("brick_matvec_loop", type, kShapes[0], tokens)));
+      fmt::print(" {} |", ours > 0.0 && loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"));
+    }
+    fmt::print("\n");
   }
 }
 

@@ -1,0 +1,95 @@
+#pragma once
+// The machine's integer dot-product peak, measured the way the benchmarks judge a quantized GEMM
+// against it: on every pool thread, 12 independent accumulator chains of the instructions the GEMM
+// kernels multiply bytes with, on registers only (no loads), for a fixed number of iterations; the
+// median of the passes counts. An int8 multiply-add is 2 operations, so a GEMM's GFLOP/s divided by
+// the peak's GOPS is the fraction of the peak it runs at.
+// - avx512vnni: vpdpbusd zmm, 64 multiply-adds per instruction.
+// - avx2: vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per three instructions (the AVX2
+//   GEMM's mix).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "brick/core/cpu_features.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+
+namespace brick::bench {
+
+inline constexpr int kPeakChains = 12;
+inline constexpr std::size_t kPeakIterations = 1u << 20;
+
+// Multiply-adds done; the accumulators go into `sink` so that nothing is left out.
+__attribute__((target("avx512f,avx512vnni"))) inline double vnni_chains(std::int32_t& sink) {
+  __m512i acc[kPeakChains];
+  for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm512_set1_epi32(c);
+  const __m512i a = _mm512_set1_epi8(3);
+  const __m512i b = _mm512_set1_epi8(-5);
+  for (std::size_t i = 0; i < kPeakIterations; ++i) {
+    for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm512_dpbusd_epi32(acc[c], a, b);
+  }
+  __m512i total = acc[0];
+  for (int c = 1; c < kPeakChains; ++c) total = _mm512_add_epi32(total, acc[c]);
+  alignas(64) std::int32_t lanes[16];
+  _mm512_store_si512(lanes, total);
+  for (const std::int32_t lane : lanes) sink += lane;
+  return 64.0 * kPeakChains * static_cast<double>(kPeakIterations);
+}
+
+__attribute__((target("avx2"))) inline double avx2_chains(std::int32_t& sink) {
+  __m256i acc[kPeakChains];
+  for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm256_set1_epi32(c);
+  const __m256i a = _mm256_set1_epi8(3);
+  const __m256i b = _mm256_set1_epi8(-5);
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (std::size_t i = 0; i < kPeakIterations; ++i) {
+    for (int c = 0; c < kPeakChains; ++c) {
+      acc[c] = _mm256_add_epi32(acc[c], _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones));
+    }
+    // Keeps the compiler from computing the loop-invariant product once.
+    __asm__ volatile("" : "+x"(acc[0]));
+  }
+  __m256i total = acc[0];
+  for (int c = 1; c < kPeakChains; ++c) total = _mm256_add_epi32(total, acc[c]);
+  alignas(32) std::int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
+  for (const std::int32_t lane : lanes) sink += lane;
+  return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
+}
+
+enum class Int8Instructions { Avx2, Avx512Vnni };
+
+// GOPS (2 per int8 multiply-add) of `instructions` on every thread of `pool`: the median of
+// `repetitions` passes; nothing when the CPU lacks them.
+inline std::optional<double> int8_peak_gops(Int8Instructions instructions, ThreadPool& pool, int repetitions = 5) {
+  const CpuFeatures& cpu = cpu_features();
+  if (instructions == Int8Instructions::Avx512Vnni && !(cpu.avx512f && cpu.avx512vnni)) return std::nullopt;
+  if (instructions == Int8Instructions::Avx2 && !cpu.avx2) return std::nullopt;
+  std::vector<double> rates;
+  std::int32_t sink[64] = {};
+  for (int r = 0; r < repetitions; ++r) {
+    std::vector<double> done(pool.size(), 0.0);
+    const auto start = std::chrono::steady_clock::now();
+    pool.parallel_for(pool.size(), [&](Range range, std::size_t slot) {
+      for (std::size_t i = range.begin; i < range.end; ++i) {
+        done[slot] += instructions == Int8Instructions::Avx512Vnni ? vnni_chains(sink[slot % 64])
+                                                                   : avx2_chains(sink[slot % 64]);
+      }
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double total = 0.0;
+    for (const double d : done) total += d;
+    rates.push_back(2.0 * total / seconds / 1e9);
+  }
+  volatile std::int32_t keep = sink[0];
+  (void)keep;
+  std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2), rates.end());
+  return rates[rates.size() / 2];
+}
+
+}  // namespace brick::bench

@@ -173,28 +173,27 @@ inline __m512 lane_value(const LaneWeights& w, __m512 xd, __m512i scaled, __m512
   return _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), xd), _mm512_cvtepi32_ps(mins), d_scaled);
 }
 
-// R rows from w against the tile's n tokens; out[t * out_stride + r] for t < n.
-template <std::size_t R, class Dot, class Block>
-inline void lane_rows(const Dot& dot, const Block* w, std::size_t blocks, const TokenLaneBlock* tile, std::size_t n,
+// R rows of unpacked weights w (`blocks` per row) against the tile's n tokens; out[t * out_stride +
+// r] for t < n.
+template <std::size_t R, class Dot>
+inline void lane_rows(const LaneWeights* w, std::size_t blocks, const TokenLaneBlock* tile, std::size_t n,
                       float* out, std::size_t out_stride) {
   __m512 acc[R][4];
   for (std::size_t r = 0; r < R; ++r) {
     for (auto& a : acc[r]) a = _mm512_setzero_ps();
   }
-  LaneWeights weights[R];
-  const LaneWeights* views[R];
-  for (std::size_t r = 0; r < R; ++r) views[r] = &weights[r];
   const std::size_t grouped = blocks / 4 * 4;
   for (std::size_t b = 0; b < blocks; ++b) {
-    for (std::size_t r = 0; r < R; ++r) unpack_lane_weights(dot, w[r * blocks + b], weights[r]);
+    const LaneWeights* views[R];
+    for (std::size_t r = 0; r < R; ++r) views[r] = &w[r * blocks + b];
     __m512i scaled[R];
     __m512i mins[R];
     lane_totals<Dot>(views, tile[b], scaled, mins);
     for (std::size_t r = 0; r < R; ++r) {
       if (b < grouped) {
-        acc[r][b % 4] = lane_accumulate<Dot>(weights[r], tile[b].d, scaled[r], mins[r], acc[r][b % 4]);
+        acc[r][b % 4] = lane_accumulate<Dot>(*views[r], tile[b].d, scaled[r], mins[r], acc[r][b % 4]);
       } else {
-        acc[r][0] = _mm512_add_ps(acc[r][0], lane_value<Dot>(weights[r], tile[b].d, scaled[r], mins[r]));
+        acc[r][0] = _mm512_add_ps(acc[r][0], lane_value<Dot>(*views[r], tile[b].d, scaled[r], mins[r]));
       }
     }
   }
@@ -205,21 +204,40 @@ inline void lane_rows(const Dot& dot, const Block* w, std::size_t blocks, const 
   }
 }
 
-// The GEMM kernel: tiles of 16 tokens rearranged once into the calling thread's buffer, then every
-// row against the tile, two rows at a time (sharing the activation loads; four spill registers and
-// ran at 0.6x on Zen 4).
+// About this many bytes of unpacked weights are walked against every tile of tokens before the next
+// rows: they stay in L2 while the tiles stream past, and each block is unpacked once per call.
+inline constexpr std::size_t kUnpackedChunkBytes = 256 * 1024;
+
+// The GEMM kernel: every tile of 16 tokens rearranged once into the calling thread's buffer; then
+// chunks of rows, unpacked once, each against every tile, two rows at a time (sharing the
+// activation loads; four spill registers and ran at 0.6x on Zen 4).
 template <class Block, class Dot>
 inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                 std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) {
-  thread_local std::vector<TokenLaneBlock> tile;
-  if (tile.size() < blocks) tile.resize(blocks);
-  for (std::size_t first = 0; first < tokens; first += kLaneTokens) {
-    const std::size_t n = tokens - first < kLaneTokens ? tokens - first : kLaneTokens;
-    rearrange_tokens(x + first * blocks, n, blocks, tile.data());
-    float* const tile_out = out + first * out_stride;
-    std::size_t r = 0;
-    for (; r + 2 <= rows; r += 2) lane_rows<2>(dot, w + r * blocks, blocks, tile.data(), n, tile_out + r, out_stride);
-    if (r < rows) lane_rows<1>(dot, w + r * blocks, blocks, tile.data(), n, tile_out + r, out_stride);
+  thread_local std::vector<TokenLaneBlock> tiles;
+  thread_local std::vector<LaneWeights> unpacked;
+  const std::size_t tile_count = (tokens + kLaneTokens - 1) / kLaneTokens;
+  if (tiles.size() < tile_count * blocks) tiles.resize(tile_count * blocks);
+  for (std::size_t t = 0; t < tile_count; ++t) {
+    const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
+    rearrange_tokens(x + t * kLaneTokens * blocks, n, blocks, tiles.data() + t * blocks);
+  }
+  std::size_t chunk = kUnpackedChunkBytes / (blocks * sizeof(LaneWeights)) / 2 * 2;
+  if (chunk < 2) chunk = 2;
+  if (unpacked.size() < chunk * blocks) unpacked.resize(chunk * blocks);
+  for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
+    const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
+    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack_lane_weights(dot, w[first_row * blocks + i], unpacked[i]);
+    for (std::size_t t = 0; t < tile_count; ++t) {
+      const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
+      const TokenLaneBlock* const tile = tiles.data() + t * blocks;
+      float* const tile_out = out + t * kLaneTokens * out_stride + first_row;
+      std::size_t r = 0;
+      for (; r + 2 <= chunk_rows; r += 2) {
+        lane_rows<2, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      }
+      if (r < chunk_rows) lane_rows<1, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+    }
   }
 }
 

@@ -108,21 +108,20 @@ inline void avx2_lane_totals(const Avx2LaneWeights& w, const Avx2TokenBlock& x, 
   }
 }
 
-// One row (blocks blocks from w) against the tile's n tokens; out[t * out_stride] for t < n.
-// Unpack(block, Avx2LaneWeights&) fills the weight side; kHasMins picks the float scheme.
-template <bool kHasMins, class Block, class Unpack>
-inline void avx2_lane_row(const Block* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n, float* out,
-                          std::size_t out_stride, Unpack unpack) {
+// One row (its `blocks` blocks unpacked in w) against the tile's n tokens; out[t * out_stride] for
+// t < n. kHasMins picks the float scheme.
+template <bool kHasMins>
+inline void avx2_lane_row(const Avx2LaneWeights* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n,
+                          float* out, std::size_t out_stride) {
   constexpr int kLanes = kHasMins ? 8 : 4;  // the row kernel's accumulator lanes
   __m256 acc[kLanes];
   for (auto& a : acc) a = _mm256_setzero_ps();
-  Avx2LaneWeights weights;
   for (std::size_t b = 0; b < blocks; b += 4) {
     __m256 scales[kLanes];
     __m256 totals[kLanes];
     for (int i = 0; i < 4; ++i) {
       if (b + static_cast<std::size_t>(i) < blocks) {
-        unpack(w[b + static_cast<std::size_t>(i)], weights);
+        const Avx2LaneWeights& weights = w[b + static_cast<std::size_t>(i)];
         const Avx2TokenBlock& x = tile[b + static_cast<std::size_t>(i)];
         __m256i scaled;
         __m256i mins;
@@ -158,18 +157,36 @@ inline void avx2_lane_row(const Block* w, std::size_t blocks, const Avx2TokenBlo
   for (std::size_t t = 0; t < n; ++t) out[t * out_stride] = sums[t];
 }
 
-// The GEMM kernel: tiles of 8 tokens rearranged once into the calling thread's buffer, then every
-// row against the tile.
+// About this many bytes of unpacked weights are walked against every tile of tokens before the next
+// rows: they stay in L2 while the tiles stream past, and each block is unpacked once per call.
+inline constexpr std::size_t kAvx2UnpackedChunkBytes = 256 * 1024;
+
+// The GEMM kernel: every tile of 8 tokens rearranged once into the calling thread's buffer; then
+// chunks of rows, unpacked once by Unpack(block, Avx2LaneWeights&), each against every tile.
 template <bool kHasMins, class Block, class Unpack>
 inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
                                      std::size_t blocks, float* out, std::size_t out_stride, Unpack unpack) {
-  thread_local std::vector<Avx2TokenBlock> tile;
-  if (tile.size() < blocks) tile.resize(blocks);
-  for (std::size_t first = 0; first < tokens; first += kAvx2LaneTokens) {
-    const std::size_t n = tokens - first < kAvx2LaneTokens ? tokens - first : kAvx2LaneTokens;
-    rearrange_tokens_avx2(x + first * blocks, n, blocks, tile.data());
-    for (std::size_t r = 0; r < rows; ++r) {
-      avx2_lane_row<kHasMins>(w + r * blocks, blocks, tile.data(), n, out + first * out_stride + r, out_stride, unpack);
+  thread_local std::vector<Avx2TokenBlock> tiles;
+  thread_local std::vector<Avx2LaneWeights> unpacked;
+  const std::size_t tile_count = (tokens + kAvx2LaneTokens - 1) / kAvx2LaneTokens;
+  if (tiles.size() < tile_count * blocks) tiles.resize(tile_count * blocks);
+  const auto tile_tokens = [&](std::size_t t) {
+    return tokens - t * kAvx2LaneTokens < kAvx2LaneTokens ? tokens - t * kAvx2LaneTokens : kAvx2LaneTokens;
+  };
+  for (std::size_t t = 0; t < tile_count; ++t) {
+    rearrange_tokens_avx2(x + t * kAvx2LaneTokens * blocks, tile_tokens(t), blocks, tiles.data() + t * blocks);
+  }
+  std::size_t chunk = kAvx2UnpackedChunkBytes / (blocks * sizeof(Avx2LaneWeights));
+  if (chunk < 1) chunk = 1;
+  if (unpacked.size() < chunk * blocks) unpacked.resize(chunk * blocks);
+  for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
+    const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
+    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack(w[first_row * blocks + i], unpacked[i]);
+    for (std::size_t t = 0; t < tile_count; ++t) {
+      for (std::size_t r = 0; r < chunk_rows; ++r) {
+        avx2_lane_row<kHasMins>(unpacked.data() + r * blocks, blocks, tiles.data() + t * blocks, tile_tokens(t),
+                                out + t * kAvx2LaneTokens * out_stride + first_row + r, out_stride);
+      }
     }
   }
 }

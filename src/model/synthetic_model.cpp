@@ -229,7 +229,9 @@ SyntheticVocab synthetic_vocab(std::size_t n_vocab, std::uint64_t seed) {
   while (merged.size() < wanted) {
     const bool word_start = (rng.next() & 1) == 0;
     const std::vector<std::string>& from = word_start ? word_starts : grown;
-    std::string piece = from[rng.below(from.size())] + frequent_letter(rng);
+    // Two draws, in this order on every compiler: the operands of + are unsequenced.
+    const char letter = frequent_letter(rng);
+    std::string piece = from[rng.below(from.size())] + letter;
     if (piece.size() > kMaxPieceBytes || !taken.insert(piece).second) continue;
     (word_start ? word_starts : grown).push_back(piece);
     merged.push_back(std::move(piece));

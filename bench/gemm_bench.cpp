@@ -135,8 +135,9 @@ void register_benchmarks() {
       }
     }
     for (const std::size_t tokens : kSmallBatches) {
-      for (const auto& [engine, fn] : {std::pair{"brick", &gemm_brick}, std::pair{"brick_matvec_loop", &matvec_loop_brick}}) {
-        benchmark::RegisterBenchmark(key(engine, type, kShapes[0], tokens).c_str(),
+      for (const auto& run : {std::pair{"brick", &gemm_brick}, std::pair{"brick_matvec_loop", &matvec_loop_brick}}) {
+        const auto fn = run.second;
+        benchmark::RegisterBenchmark(key(run.first, type, kShapes[0], tokens).c_str(),
                                      [=](benchmark::State& s) { fn(s, type, kShapes[0], tokens); })
             ->Arg(1)
             ->UseRealTime()

@@ -1,7 +1,11 @@
-// Q8_0·Q8_0 with AVX2: each block's 32 products summed exactly in eight int32 lanes (both operands
-// widened to int16 for _mm256_madd_epi16: the unsigned-times-signed _mm256_maddubs_epi16 would need
-// |w| and a sign-flipped x, which is wrong for -128), converted to float and accumulated with the
-// block's scale d_w * d_x by one FMA.
+// Q8_0·Q8_0 with AVX2: each block's 32 products summed exactly in eight int32 lanes, lane j holding
+// products 4j..4j+3, converted to float and accumulated with the block's scale d_w * d_x by one FMA
+// (four accumulators by block position, added (0 + 2) + (1 + 3) at the end).
+//
+// The lanes come from _mm256_maddubs_epi16(|w|, x * sign(w)) and _mm256_madd_epi16 by ones, which is
+// exact unless x holds -128 (its negation wraps, and two products of 128 * 128 saturate the int16
+// pair). A call whose x holds -128 anywhere widens both operands to int16 instead
+// (_mm256_madd_epi16) and groups the products into the same lanes, so it gives the same bits.
 #include <cstdint>
 
 #include "core/simd_avx2.hpp"
@@ -10,27 +14,66 @@
 namespace brick::quant::kernels {
 namespace {
 
-inline __m256i block_sum(const BlockQ80& w, const BlockQ80& x) {
-  const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
-  const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+inline __m256i load_quants(const BlockQ80& b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)); }
+
+// True when no quant of x is -128.
+inline bool signs_flip_exactly(const BlockQ80* x, std::size_t blocks) {
+  __m256i found = _mm256_setzero_si256();
+  const __m256i minus128 = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (std::size_t b = 0; b < blocks; ++b) found = _mm256_or_si256(found, _mm256_cmpeq_epi8(load_quants(x[b]), minus128));
+  return _mm256_testz_si256(found, found) != 0;
+}
+
+// Lane j: products 4j..4j+3 of the block, for x without -128.
+inline __m256i block_sum_signs(const BlockQ80& w, const BlockQ80& x) {
+  const __m256i wq = load_quants(w);
+  const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(load_quants(x), wq));
+  return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+}
+
+// The same lanes for any quants: pairs of products from int16 operands, added four by four.
+inline __m256i block_sum_widened(const BlockQ80& w, const BlockQ80& x) {
+  const __m256i wq = load_quants(w);
+  const __m256i xq = load_quants(x);
+  // low lane i: products 2i, 2i + 1; high lane i: products 16 + 2i, 17 + 2i.
   const __m256i low = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(wq)),
                                         _mm256_cvtepi8_epi16(_mm256_castsi256_si128(xq)));
   const __m256i high = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(wq, 1)),
                                          _mm256_cvtepi8_epi16(_mm256_extracti128_si256(xq, 1)));
-  return _mm256_add_epi32(low, high);
+  // hadd: [0-3, 4-7, 16-19, 20-23 | 8-11, 12-15, 24-27, 28-31]; then into order.
+  return _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(low, high), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
 }
 
 inline __m256 block_scale(const BlockQ80& w, const BlockQ80& x) { return _mm256_set1_ps(_cvtsh_ss(w.d) * _cvtsh_ss(x.d)); }
 
+template <bool kSigns>
+inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  const auto add = [&](std::size_t b, __m256& to) {
+    const __m256i sum = kSigns ? block_sum_signs(w[b], x[b]) : block_sum_widened(w[b], x[b]);
+    to = _mm256_fmadd_ps(block_scale(w[b], x[b]), _mm256_cvtepi32_ps(sum), to);
+  };
+  // Four blocks per iteration, so that the accumulators stay in registers.
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    for (std::size_t i = 0; i < 4; ++i) add(b + i, acc[i]);
+  }
+  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, acc[i]);
+  return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3])));
+}
+
 }  // namespace
 
 float dot_q8_0_q8_0_avx2(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) noexcept {
-  // Two accumulators: the FMA chain is half as long.
-  __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-  for (std::size_t b = 0; b < blocks; ++b) {
-    acc[b % 2] = _mm256_fmadd_ps(block_scale(w[b], x[b]), _mm256_cvtepi32_ps(block_sum(w[b], x[b])), acc[b % 2]);
+  return signs_flip_exactly(x, blocks) ? dot_blocks<true>(w, x, blocks) : dot_blocks<false>(w, x, blocks);
+}
+
+void dot_q8_0_q8_0_rows_avx2(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t blocks,
+                             float* out) noexcept {
+  const bool signs = signs_flip_exactly(x, blocks);
+  for (std::size_t r = 0; r < rows; ++r) {
+    out[r] = signs ? dot_blocks<true>(w + r * blocks, x, blocks) : dot_blocks<false>(w + r * blocks, x, blocks);
   }
-  return simd::horizontal_sum(_mm256_add_ps(acc[0], acc[1]));
 }
 
 }  // namespace brick::quant::kernels

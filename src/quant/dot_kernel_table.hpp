@@ -90,42 +90,44 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   kMatvec(w, rows, cols, x, out);
 }
 
-#define BRICK_DOT_ENTRY_Row(F, stem, I, isa, batch)                                                    \
-  DotKernel<F##Format> {                                                                        \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
-        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
-        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,         \
-        "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>, batch \
+#define BRICK_DOT_ENTRY_Row(F, stem, I, isa, batch)                                                         \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
+        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
+        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
+        "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>, \
+        batch                                                                                               \
   }
-#define BRICK_DOT_ENTRY_Rows(F, stem, I, isa, batch)                                                                 \
-  DotKernel<F##Format> {                                                                                      \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>, "gemm_" #stem "_" #isa,               \
-        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch \
+#define BRICK_DOT_ENTRY_Rows(F, stem, I, isa, batch)                                                        \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,         \
+        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>, "gemm_" #stem "_" #isa,             \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch                                    \
   }
-#define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa, batch)                                                             \
-  DotKernel<F##Format> {                                                                                      \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa,                                       \
-        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch \
+#define BRICK_DOT_ENTRY_Lockstep(F, stem, I, isa, batch)                                                    \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,         \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa,                                     \
+        &each_token<F##Format, &kernels::dot_##stem##_rows_##isa>, batch                                    \
   }
-#define BRICK_DOT_ENTRY_Gemm(F, stem, I, isa, batch)                                                                 \
-  DotKernel<F##Format> {                                                                                      \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,            \
-        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch \
+#define BRICK_DOT_ENTRY_Gemm(F, stem, I, isa, batch)                                                        \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,         \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa,      \
+        batch                                                                                               \
   }
-#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                                \
-  DotKernel<F##Format> {                                                                        \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                \
-        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                     \
-        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,         \
-        "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch \
+#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                                     \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
+        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
+        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
+        "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch                                        \
   }
 #define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa, batch)                                                      \
-  DotKernel<F##Format> {                                                                             \
-    Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>, \
-        &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, "gemm_f32_" #isa,    \
-        &each_token<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, batch \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>,      \
+        &four_rows_calls<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, "gemm_f32_" #isa,          \
+        &each_token<F##Format, &f32_rows<&ops::kernels::matvec_f32_##isa>>, batch                           \
   }
 
 template <class Format>

@@ -190,14 +190,17 @@ const DotKernel<Format>& select_kernel(Backend backend) {
   return *chosen;
 }
 
-// Y = W X through `kernel`: its GEMM kernel from its batch on, below it (where the GEMM kernel costs
-// as much as a whole tile of tokens) its rows kernel once per token on cache tiles. Either gives each
-// (row, token) the rows kernel's bits.
+// True when a GEMM of `tokens` tokens runs a kernel's GEMM kernel: from its batch on. Below it the
+// GEMM kernel costs as much as a whole tile of tokens, more than the rows kernel once per token.
+constexpr bool runs_gemm_kernel(std::size_t gemm_batch, std::size_t tokens) noexcept { return tokens >= gemm_batch; }
+
+// Y = W X through `kernel`: its GEMM kernel where runs_gemm_kernel(), otherwise its rows kernel once
+// per token on cache tiles. Either gives each (row, token) the rows kernel's bits.
 template <class Format>
 void run_gemm(const DotKernel<Format>& kernel, const typename Format::Weight* w, std::size_t rows,
               const typename Format::Activation* x, std::size_t tokens, std::size_t blocks, float* out,
               std::size_t out_stride) noexcept {
-  if (tokens >= kernel.gemm_batch) {
+  if (runs_gemm_kernel(kernel.gemm_batch, tokens)) {
     kernel.tokens(w, rows, x, tokens, blocks, out, out_stride);
   } else {
     rows_once_per_token<Format>(kernel.rows, w, rows, x, tokens, blocks, out, out_stride);

@@ -177,7 +177,7 @@ std::string_view pass_name(std::span<const RowSource> sources) noexcept {
 std::string_view gemm_pass_name(std::span<const RowSource> sources, std::size_t tokens) noexcept {
   if (!share_kernel(sources)) return "gemm_rows_mixed";
   const RowSource& source = sources.front();
-  return tokens >= source.gemm_batch ? source.gemm_name : source.kernel_name;
+  return runs_gemm_kernel(source.gemm_batch, tokens) ? source.gemm_name : source.kernel_name;
 }
 
 double pass_bytes(std::span<const RowSource> sources, std::size_t cols, std::size_t tokens) noexcept {

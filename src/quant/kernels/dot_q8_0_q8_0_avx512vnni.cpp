@@ -18,7 +18,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -239,12 +238,6 @@ inline void rearrange_tokens(const BlockQ80* x, std::size_t n, std::size_t block
   }
 }
 
-inline int load_dword(const void* p) {
-  int dword;
-  std::memcpy(&dword, p, sizeof dword);
-  return dword;
-}
-
 // What the GEMM needs of a weight block besides its quants, computed once per chunk of rows for all
 // the tiles of tokens: -128 * the sum of its quants (vpsadbw sums the unsigned bytes w + 128 eight
 // at a time), and d as a float.
@@ -290,8 +283,8 @@ inline RowLanes<R> block_values(const BlockQ80* const (&rows)[R], const BlockTer
     const __m512i first = _mm512_load_si512(&x.qx[k]);
     const __m512i second = _mm512_load_si512(&x.qx[kHalf + k]);
     for (std::size_t r = 0; r < R; ++r) {
-      low[r] = _mm512_dpbusd_epi32(low[r], first, _mm512_set1_epi32(load_dword(rows[r][b].qs + 4 * k)));
-      high[r] = _mm512_dpbusd_epi32(high[r], second, _mm512_set1_epi32(load_dword(rows[r][b].qs + 4 * (kHalf + k))));
+      low[r] = _mm512_dpbusd_epi32(low[r], first, _mm512_broadcastd_epi32(_mm_loadu_si32(rows[r][b].qs + 4 * k)));
+      high[r] = _mm512_dpbusd_epi32(high[r], second, _mm512_broadcastd_epi32(_mm_loadu_si32(rows[r][b].qs + 4 * (kHalf + k))));
     }
   }
   RowLanes<R> t;

@@ -48,6 +48,13 @@ TEST(GgmlOracle, VariantPreferenceFollowsCpuFeatures) {
   avx512.avx512bf16 = true;
   EXPECT_EQ(GgmlOracle::cpu_variant_preference(avx512),
             (std::vector<std::string>{"zen4", "icelake", "skylakex", "haswell", "x64"}));
+  avx512.amx_tile = avx512.amx_int8 = avx512.avxvnni = true;
+  EXPECT_EQ(GgmlOracle::cpu_variant_preference(avx512),
+            (std::vector<std::string>{"sapphirerapids", "zen4", "icelake", "skylakex", "alderlake",
+                                      "haswell", "x64"}));
+  avx2.avxvnni = true;
+  EXPECT_EQ(GgmlOracle::cpu_variant_preference(avx2),
+            (std::vector<std::string>{"alderlake", "haswell", "x64"}));
 }
 
 TEST(GgmlOracle, WrappersRejectMismatchedSizes) {

@@ -120,11 +120,16 @@ bool repack_supported(const GgmlOracle& oracle, GgmlOracle::Device* device,
 std::vector<std::string> GgmlOracle::cpu_variant_preference(const CpuFeatures& f) {
   std::vector<std::string> variants;
   const bool avx512 = f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl;
-  // zen4 is also built for BF16, icelake for VNNI; both use AVX-512 BW/VL/DQ.
+  // zen4 is also built for BF16, icelake for VNNI; both use AVX-512 BW/VL/DQ. sapphirerapids adds
+  // AMX (and VBMI, which ggml_backend_score checks), as llama.cpp picks on such a CPU; alderlake is
+  // AVX2 with AVX-VNNI. Best first: the first that loads with a nonzero score is used.
+  const bool avx2 = f.avx2 && f.fma && f.f16c;
+  if (avx512 && f.avx512vnni && f.avx512bf16 && f.amx_tile && f.amx_int8) variants.emplace_back("sapphirerapids");
   if (avx512 && f.avx512vnni && f.avx512bf16) variants.emplace_back("zen4");
   if (avx512 && f.avx512vnni) variants.emplace_back("icelake");
   if (avx512) variants.emplace_back("skylakex");
-  if (f.avx2 && f.fma && f.f16c) variants.emplace_back("haswell");
+  if (avx2 && f.avxvnni) variants.emplace_back("alderlake");
+  if (avx2) variants.emplace_back("haswell");
   variants.emplace_back("x64");
   return variants;
 }

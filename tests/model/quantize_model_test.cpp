@@ -37,7 +37,7 @@ class QuantizeModelTest : public ::testing::Test {
 
 fs::path QuantizeModelTest::folder_;
 
-TEST_F(QuantizeModelTest, EveryTensorHasLlamaQuantizesTypeAndBytes) {
+TEST_F(QuantizeModelTest, EveryTensorHasLlamaCppQuantizesTypeAndBytes) {
   for (FileType type : {FileType::Q4_K_M, FileType::Q5_K_M, FileType::Q6_K, FileType::Q8_0,
                         FileType::F16, FileType::BF16}) {
     SCOPED_TRACE(std::string(name(type)));

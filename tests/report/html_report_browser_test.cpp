@@ -59,7 +59,7 @@ class ReportInChromium : public ::testing::Test {
     const fs::path dom = folder_ / "dom.html", log = folder_ / "log.txt", png = folder_ / "page.png";
     fs::remove(png);
     const std::string command = fmt::format(
-        "'{}' --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir='{}' "
+        "timeout --kill-after=10 120 '{}' --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir='{}' "
         "--host-resolver-rules='MAP * ~NOTFOUND' --proxy-server=127.0.0.1:9 --enable-logging=stderr --v=0 "
         "--virtual-time-budget=2000 --window-size=1000,2400 {} --screenshot='{}' --dump-dom 'file://{}' >'{}' 2>'{}'",
         browser_, (folder_ / "profile").string(), extra_flags, png.string(), page.string(), dom.string(), log.string());
@@ -68,6 +68,7 @@ class ReportInChromium : public ::testing::Test {
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.dom = read(dom);
     r.log = read(log);
+    if (r.status == 124) r.log += "\nchromium did not finish within 120 s";
     r.png = read(png);
     return r;
   }

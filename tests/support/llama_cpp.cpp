@@ -34,7 +34,7 @@ LlamaCppRun run_llama_cpp(const LlamaCppRequest& r) {
   if (!r.text.empty()) body["text"] = r.text;
   std::ofstream(request) << body.dump();
   const std::string command =
-      "node '" + script.string() + "' '@" + request.string() + "' 2>'" + errors.string() + "'";
+      "timeout --kill-after=10 600 node '" + script.string() + "' '@" + request.string() + "' 2>'" + errors.string() + "'";
   std::string out;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     std::array<char, 65536> buffer{};

@@ -5,7 +5,9 @@
 // The lanes come from _mm256_maddubs_epi16(|w|, x * sign(w)) and _mm256_madd_epi16 by ones, which is
 // exact unless x holds -128 (its negation wraps, and two products of 128 * 128 saturate the int16
 // pair). A call whose x holds -128 anywhere widens both operands to int16 instead
-// (_mm256_madd_epi16) and groups the products into the same lanes, so it gives the same bits.
+// (_mm256_madd_epi16) and groups the products into the same lanes, so it gives the same bits. The
+// rows kernel scans x once for all its rows; a single row's dot tracks x's smallest quant as it goes
+// (one vpminsb on quants it loads anyway) and runs the row again widened only if that was -128.
 #include <cstdint>
 
 #include "core/simd_avx2.hpp"
@@ -16,12 +18,15 @@ namespace {
 
 inline __m256i load_quants(const BlockQ80& b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)); }
 
+inline bool holds_minus128(__m256i quants) {
+  return _mm256_movemask_epi8(_mm256_cmpeq_epi8(quants, _mm256_set1_epi8(static_cast<char>(0x80)))) != 0;
+}
+
 // True when no quant of x is -128.
 inline bool signs_flip_exactly(const BlockQ80* x, std::size_t blocks) {
-  __m256i found = _mm256_setzero_si256();
-  const __m256i minus128 = _mm256_set1_epi8(static_cast<char>(0x80));
-  for (std::size_t b = 0; b < blocks; ++b) found = _mm256_or_si256(found, _mm256_cmpeq_epi8(load_quants(x[b]), minus128));
-  return _mm256_testz_si256(found, found) != 0;
+  __m256i smallest = _mm256_set1_epi8(127);
+  for (std::size_t b = 0; b < blocks; ++b) smallest = _mm256_min_epi8(smallest, load_quants(x[b]));
+  return !holds_minus128(smallest);
 }
 
 // Lane j: products 4j..4j+3 of the block, for x without -128.
@@ -46,12 +51,27 @@ inline __m256i block_sum_widened(const BlockQ80& w, const BlockQ80& x) {
 
 inline __m256 block_scale(const BlockQ80& w, const BlockQ80& x) { return _mm256_set1_ps(_cvtsh_ss(w.d) * _cvtsh_ss(x.d)); }
 
-template <bool kSigns>
-inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) {
+// d_w * d_x of four blocks in the lanes of one vector: one conversion of the eight scales and one
+// multiply (the same products as block_scale).
+inline __m128 four_block_scales(const BlockQ80* w, const BlockQ80* x) {
+  const auto half = [](const BlockQ80& b) { return static_cast<short>(b.d); };
+  const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[0]), half(w[1]), half(w[2]), half(w[3]), half(x[0]),
+                                                  half(x[1]), half(x[2]), half(x[3])));
+  return _mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1));
+}
+
+inline __m256 broadcast_lane(__m128 v, int lane) {
+  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(lane));
+}
+
+// With kTrack, the element-wise minimum of x's quants is taken into `smallest` as well.
+template <bool kSigns, bool kTrack = false>
+inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, __m256i* smallest = nullptr) {
   __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  const auto add = [&](std::size_t b, __m256& to) {
+  const auto add = [&](std::size_t b, __m256 scale, __m256& to) {
+    if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, load_quants(x[b]));
     const __m256i sum = kSigns ? block_sum_signs(w[b], x[b]) : block_sum_widened(w[b], x[b]);
-    to = _mm256_fmadd_ps(block_scale(w[b], x[b]), _mm256_cvtepi32_ps(sum), to);
+    to = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), to);
   };
   // Four blocks per iteration, so that the accumulators stay in registers.
   std::size_t b = 0;
@@ -61,16 +81,22 @@ inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks
     _mm_prefetch(ahead, _MM_HINT_T0);
     _mm_prefetch(ahead + 64, _MM_HINT_T0);
     _mm_prefetch(ahead + 128, _MM_HINT_T0);
-    for (std::size_t i = 0; i < 4; ++i) add(b + i, acc[i]);
+    const __m128 scales = four_block_scales(w + b, x + b);
+    add(b, broadcast_lane(scales, 0), acc[0]);
+    add(b + 1, broadcast_lane(scales, 1), acc[1]);
+    add(b + 2, broadcast_lane(scales, 2), acc[2]);
+    add(b + 3, broadcast_lane(scales, 3), acc[3]);
   }
-  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, acc[i]);
+  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, block_scale(w[b + i], x[b + i]), acc[i]);
   return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3])));
 }
 
 }  // namespace
 
 float dot_q8_0_q8_0_avx2(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) noexcept {
-  return signs_flip_exactly(x, blocks) ? dot_blocks<true>(w, x, blocks) : dot_blocks<false>(w, x, blocks);
+  __m256i smallest = _mm256_set1_epi8(127);
+  const float signs = dot_blocks<true, true>(w, x, blocks, &smallest);
+  return holds_minus128(smallest) ? dot_blocks<false>(w, x, blocks) : signs;
 }
 
 void dot_q8_0_q8_0_rows_avx2(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t blocks,

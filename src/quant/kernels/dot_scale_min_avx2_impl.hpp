@@ -121,13 +121,34 @@ inline __m256i lane_sums(const BlockSums (&s)[4]) {
                           _mm256_permute2x128_si256(scaled, mins, 0x31));
 }
 
+// [d * x.d of blocks 0-3 | -(dmin * x.d) of blocks 0-3] for four whole blocks, built in registers
+// (the same float products as one block at a time).
+template <class Block>
+inline __m256 four_block_scales(const Block* w, const BlockQ8K* x) {
+  const __m128 dx = _mm_setr_ps(x[0].d, x[1].d, x[2].d, x[3].d);
+  const __m128 d = _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(w[0].d), static_cast<short>(w[1].d),
+                                               static_cast<short>(w[2].d), static_cast<short>(w[3].d), 0, 0, 0, 0));
+  const __m128 dmin = _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(w[0].dmin), static_cast<short>(w[1].dmin),
+                                                  static_cast<short>(w[2].dmin), static_cast<short>(w[3].dmin), 0, 0,
+                                                  0, 0));
+  const __m128 minus_mins = _mm_xor_ps(_mm_mul_ps(dmin, dx), _mm_set1_ps(-0.0f));
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_mul_ps(d, dx)), minus_mins, 1);
+}
+
 template <class Block>
 inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t blocks) {
   __m256 acc = _mm256_setzero_ps();
-  for (std::size_t b = 0; b < blocks; b += 4) {
+  std::size_t b = 0;
+  // Whole groups of four: no loop over the group, so that its sums and scales stay in registers.
+  for (; b + 4 <= blocks; b += 4) {
+    const BlockSums sums[4] = {block_sums(w[b], x[b]), block_sums(w[b + 1], x[b + 1]),
+                               block_sums(w[b + 2], x[b + 2]), block_sums(w[b + 3], x[b + 3])};
+    acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(sums)), acc);
+  }
+  if (b < blocks) {
     BlockSums sums[4];
-    alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin
-    for (std::size_t i = 0; i < 4 && b + i < blocks; ++i) {
+    alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
+    for (std::size_t i = 0; b + i < blocks; ++i) {
       sums[i] = block_sums(w[b + i], x[b + i]);
       scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
       scales[4 + i] = -(_cvtsh_ss(w[b + i].dmin) * x[b + i].d);

@@ -27,10 +27,23 @@ if(TARGET brick_cli)
   install(TARGETS brick_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# brick.pc finds the prefix from its own place (${pcfiledir}), so `cmake --install --prefix` works.
-# pkg-config knows a static library's own dependencies only under --static, which few callers pass;
-# the static brick therefore lists them under Libs.
-file(RELATIVE_PATH BRICK_PC_PREFIX ${CMAKE_INSTALL_PREFIX}/${BRICK_PKGCONFIG_INSTALL_DIR} ${CMAKE_INSTALL_PREFIX})
+# brick.pc finds the prefix from its own place (${pcfiledir}), so `cmake --install --prefix` works;
+# install dirs given as absolute paths are written as they are (and a brick.pc installed to an
+# absolute dir names the configured prefix). pkg-config knows a static library's own dependencies
+# only under --static, which few callers pass; the static brick therefore lists them under Libs.
+if(IS_ABSOLUTE "${BRICK_PKGCONFIG_INSTALL_DIR}")
+  set(BRICK_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH BRICK_PC_PREFIX ${CMAKE_INSTALL_PREFIX}/${BRICK_PKGCONFIG_INSTALL_DIR} ${CMAKE_INSTALL_PREFIX})
+  set(BRICK_PC_PREFIX "\${pcfiledir}/${BRICK_PC_PREFIX}")
+endif()
+foreach(dir IN ITEMS INCLUDEDIR LIBDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(BRICK_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(BRICK_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
 set(BRICK_PC_LINK_DEPS "-pthread")
 foreach(library IN LISTS CMAKE_DL_LIBS)
   string(APPEND BRICK_PC_LINK_DEPS " -l${library}")

@@ -123,6 +123,12 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
         &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
         "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch                                        \
   }
+#define BRICK_DOT_ENTRY_RowsGemm(F, stem, I, isa, batch)                                                    \
+  DotKernel<F##Format> {                                                                                    \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_rows_##isa,         \
+        &four_rows_calls<F##Format, &kernels::dot_##stem##_rows_##isa>, "gemm_" #stem "_" #isa,             \
+        &kernels::gemm_##stem##_##isa, batch                                                                \
+  }
 #define BRICK_DOT_ENTRY_OpsF32(F, stem, I, isa, batch)                                                      \
   DotKernel<F##Format> {                                                                                    \
     Isa::I, "dot_f32_" #isa, &ops::kernels::dot_f32_##isa, &f32_rows<&ops::kernels::matvec_f32_##isa>,      \
@@ -153,6 +159,7 @@ constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() 
 #undef BRICK_DOT_ENTRY_OpsF32
 #undef BRICK_DOT_ENTRY_Gemm
 #undef BRICK_DOT_ENTRY_RowGemm
+#undef BRICK_DOT_ENTRY_RowsGemm
 #undef BRICK_DOT_ENTRY_Lockstep
 #undef BRICK_DOT_ENTRY_Rows
 #undef BRICK_DOT_ENTRY_Row

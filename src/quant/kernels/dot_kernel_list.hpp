@@ -12,6 +12,7 @@
 //   Gemm      also gemm_<stem>_<isa> (rows x tokens, each weight block unpacked once for several
 //             tokens); without it the GEMM runs the rows kernel once per token on a cache tile of rows
 //   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>
+//   RowsGemm  dot_<stem>_<isa>, dot_<stem>_rows_<isa> and gemm_<stem>_<isa>
 //   OpsF32    the ops room's f32 kernels ops::kernels::dot_f32_<isa> and matvec_f32_<isa>
 // `batch` is the smallest number of tokens the GEMM kernel computes faster than the rows kernel
 // once per token (bench/gemm_bench.cpp, small batches); smaller batches run the rows kernel. It is
@@ -36,7 +37,7 @@
   X(BF16, bf16_bf16, Avx512, avx512, Lockstep, 1)         \
   X(BF16, bf16_bf16, Avx512Bf16, avx512bf16, Lockstep, 1) \
   X(Q80, q8_0_q8_0, Scalar, scalar, Row, 1)               \
-  X(Q80, q8_0_q8_0, Avx2, avx2, Rows, 1)                  \
+  X(Q80, q8_0_q8_0, Avx2, avx2, RowsGemm, 2)              \
   X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep, 1)          \
   X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Gemm, 5)      \
   X(Q4K, q4k_q8k, Scalar, scalar, Row, 1)                 \
@@ -75,6 +76,10 @@ namespace brick::quant::kernels {
   BRICK_DOT_DECLARE_Row(F, stem, isa) void gemm_##stem##_##isa(                                          \
       const detail::F##Format::Weight* w, std::size_t rows, const detail::F##Format::Activation* x,     \
       std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept;
+#define BRICK_DOT_DECLARE_RowsGemm(F, stem, isa)                                                          \
+  BRICK_DOT_DECLARE_Rows(F, stem, isa) void gemm_##stem##_##isa(                                         \
+      const detail::F##Format::Weight* w, std::size_t rows, const detail::F##Format::Activation* x,     \
+      std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) noexcept;
 #define BRICK_DOT_DECLARE_OpsF32(F, stem, isa)
 #define BRICK_DOT_DECLARE(F, stem, I, isa, shape, batch) BRICK_DOT_DECLARE_##shape(F, stem, isa)
 
@@ -84,6 +89,7 @@ BRICK_QUANT_DOT_KERNELS(BRICK_DOT_DECLARE)
 #undef BRICK_DOT_DECLARE_OpsF32
 #undef BRICK_DOT_DECLARE_Gemm
 #undef BRICK_DOT_DECLARE_RowGemm
+#undef BRICK_DOT_DECLARE_RowsGemm
 #undef BRICK_DOT_DECLARE_Lockstep
 #undef BRICK_DOT_DECLARE_Rows
 #undef BRICK_DOT_DECLARE_Row

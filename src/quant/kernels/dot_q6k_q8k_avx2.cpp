@@ -84,13 +84,16 @@ float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks)
   for (; b + 4 <= blocks; b += 4) {
     // One statement per block, in ascending address order: the hardware prefetchers follow an
     // ascending stream (as function arguments the blocks were evaluated last to first).
+    // The blocks' sums are paired as they come, so that fewer of them are live at once.
     const __m256i s0 = block_sum(w[b], x[b]);
-    const __m256i s1 = block_sum(w[b + 1], x[b + 1]);
+    const __m256i s01 = _mm256_hadd_epi32(s0, block_sum(w[b + 1], x[b + 1]));
     const __m256i s2 = block_sum(w[b + 2], x[b + 2]);
-    const __m256i s3 = block_sum(w[b + 3], x[b + 3]);
+    const __m256i s23 = _mm256_hadd_epi32(s2, block_sum(w[b + 3], x[b + 3]));
     const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
                                 scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(lane_sums(s0, s1, s2, s3)), acc);
+    const __m256i s = _mm256_hadd_epi32(s01, s23);
+    const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
   }
   if (b < blocks) {
     __m256i sums[4] = {};

@@ -9,12 +9,11 @@
 // rows kernel scans x once for all its rows; a single row's dot tracks x's smallest quant as it goes
 // (one vpminsb on quants it loads anyway) and runs the row again widened only if that was -128.
 //
-// The GEMM walks one row against two tokens at a time, each with its own four accumulators, so that
-// it gives the rows kernel's bits; what the two tokens share is the weight block's load, magnitudes
-// and scale.
+// The GEMM walks one row against two tokens at a time through the same loop, each token with its own
+// four accumulators, so that it gives the rows kernel's bits; what the two tokens share is the
+// weight block's load, magnitudes and scale.
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
@@ -35,13 +34,6 @@ inline bool signs_flip_exactly(const BlockQ80* x, std::size_t blocks) {
   return !holds_minus128(smallest);
 }
 
-// Lane j: products 4j..4j+3 of the block, for x without -128.
-inline __m256i block_sum_signs(const BlockQ80& w, const BlockQ80& x) {
-  const __m256i wq = load_quants(w);
-  const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(load_quants(x), wq));
-  return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
-}
-
 // The same lanes for any quants: pairs of products from int16 operands, added four by four.
 inline __m256i block_sum_widened(const BlockQ80& w, const BlockQ80& x) {
   const __m256i wq = load_quants(w);
@@ -57,27 +49,52 @@ inline __m256i block_sum_widened(const BlockQ80& w, const BlockQ80& x) {
 
 inline __m256 block_scale(const BlockQ80& w, const BlockQ80& x) { return _mm256_set1_ps(_cvtsh_ss(w.d) * _cvtsh_ss(x.d)); }
 
-// d_w * d_x of four blocks in the lanes of one vector: one conversion of the eight scales and one
-// multiply (the same products as block_scale).
-inline __m128 four_block_scales(const BlockQ80* w, const BlockQ80* x) {
-  const auto half = [](const BlockQ80& b) { return static_cast<short>(b.d); };
-  const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[0]), half(w[1]), half(w[2]), half(w[3]), half(x[0]),
-                                                  half(x[1]), half(x[2]), half(x[3])));
-  return _mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1));
+// d_w * d_x of blocks b..b+3 against each token, token k's in lanes 4k..4k+3 (one token: lanes 0-3),
+// from one conversion of the fp16 scales; the same products as block_scale.
+template <std::size_t kTokens>
+inline __m256 four_block_scales(const BlockQ80* w, const BlockQ80* const (&x)[kTokens], std::size_t b) {
+  const auto half = [](const BlockQ80& block) { return static_cast<short>(block.d); };
+  if constexpr (kTokens == 1) {
+    const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]),
+                                                    half(x[0][b]), half(x[0][b + 1]), half(x[0][b + 2]),
+                                                    half(x[0][b + 3])));
+    return _mm256_castps128_ps256(_mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1)));
+  } else {
+    static_assert(kTokens == 2);
+    const __m256 dx = _mm256_cvtph_ps(_mm_setr_epi16(half(x[0][b]), half(x[0][b + 1]), half(x[0][b + 2]),
+                                                     half(x[0][b + 3]), half(x[1][b]), half(x[1][b + 1]),
+                                                     half(x[1][b + 2]), half(x[1][b + 3])));
+    const __m128 dw =
+        _mm_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]), 0, 0, 0, 0));
+    return _mm256_mul_ps(_mm256_set_m128(dw, dw), dx);
+  }
 }
 
-inline __m256 broadcast_lane(__m128 v, int lane) {
-  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(lane));
-}
+inline __m256 broadcast_lane(__m256 v, int lane) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(lane)); }
 
-// With kTrack, the element-wise minimum of x's quants is taken into `smallest` as well.
-template <bool kSigns, bool kTrack = false>
-inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, __m256i* smallest = nullptr) {
-  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  const auto add = [&](std::size_t b, __m256 scale, __m256& to) {
-    if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, load_quants(x[b]));
-    const __m256i sum = kSigns ? block_sum_signs(w[b], x[b]) : block_sum_widened(w[b], x[b]);
-    to = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), to);
+// Row w against each of kTokens activation rows, *out[k] for x[k]: four accumulators per token by
+// block position, added (0 + 2) + (1 + 3). The tokens share each weight block's load, magnitudes and
+// scale, so one call for two tokens gives each the bits of a call for it alone. kSigns: no x holds
+// -128 (the vpmaddubsw products); with kTrack the element-wise minimum of x's quants is taken into
+// *smallest as well.
+template <bool kSigns, std::size_t kTokens, bool kTrack = false>
+inline void dot_blocks(const BlockQ80* w, const BlockQ80* const (&x)[kTokens], std::size_t blocks,
+                       float* const (&out)[kTokens], __m256i* smallest = nullptr) {
+  __m256 acc[kTokens][4];
+  for (auto& token : acc) {
+    for (__m256& a : token) a = _mm256_setzero_ps();
+  }
+  const __m256i ones = _mm256_set1_epi16(1);
+  const auto add = [&](std::size_t b, const __m256 (&scale)[kTokens], std::size_t i) {
+    const __m256i wq = load_quants(w[b]);
+    const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
+    for (std::size_t k = 0; k < kTokens; ++k) {
+      const __m256i xq = load_quants(x[k][b]);
+      if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, xq);
+      const __m256i sum = kSigns ? _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, _mm256_sign_epi8(xq, wq)), ones)
+                                 : block_sum_widened(w[b], x[k][b]);
+      acc[k][i] = _mm256_fmadd_ps(scale[k], _mm256_cvtepi32_ps(sum), acc[k][i]);
+    }
   };
   // Four blocks per iteration, so that the accumulators stay in registers.
   std::size_t b = 0;
@@ -87,57 +104,33 @@ inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks
     _mm_prefetch(ahead, _MM_HINT_T0);
     _mm_prefetch(ahead + 64, _MM_HINT_T0);
     _mm_prefetch(ahead + 128, _MM_HINT_T0);
-    const __m128 scales = four_block_scales(w + b, x + b);
-    add(b, broadcast_lane(scales, 0), acc[0]);
-    add(b + 1, broadcast_lane(scales, 1), acc[1]);
-    add(b + 2, broadcast_lane(scales, 2), acc[2]);
-    add(b + 3, broadcast_lane(scales, 3), acc[3]);
-  }
-  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, block_scale(w[b + i], x[b + i]), acc[i]);
-  return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3])));
-}
-
-// d_w * d_x of four blocks for two tokens: lanes 0-3 token 0's, 4-7 token 1's (the same products
-// as four_block_scales).
-inline __m256 four_block_scales(const BlockQ80* w, const BlockQ80* x0, const BlockQ80* x1) {
-  const auto half = [](const BlockQ80& b) { return static_cast<short>(b.d); };
-  const __m256 dx = _mm256_cvtph_ps(_mm_setr_epi16(half(x0[0]), half(x0[1]), half(x0[2]), half(x0[3]), half(x1[0]),
-                                                   half(x1[1]), half(x1[2]), half(x1[3])));
-  const __m128 dw = _mm_cvtph_ps(_mm_setr_epi16(half(w[0]), half(w[1]), half(w[2]), half(w[3]), 0, 0, 0, 0));
-  return _mm256_mul_ps(_mm256_set_m128(dw, dw), dx);
-}
-
-inline __m256 broadcast_lane(__m256 v, int lane) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(lane)); }
-
-// One row against two tokens whose quants hold no -128, into *out0 and *out1: each weight block is
-// loaded and its magnitudes and d are taken once for both; each token adds its blocks in its own
-// four accumulators exactly as dot_blocks<true> does, so each output has the rows kernel's bits.
-inline void dot_two_tokens(const BlockQ80* w, const BlockQ80* x0, const BlockQ80* x1, std::size_t blocks,
-                           float* out0, float* out1) {
-  __m256 acc0[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  __m256 acc1[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  const __m256i ones = _mm256_set1_epi16(1);
-  const auto add = [&](std::size_t b, __m256 scale0, __m256 scale1, std::size_t i) {
-    const __m256i wq = load_quants(w[b]);
-    const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
-    const __m256i pairs0 = _mm256_maddubs_epi16(magnitudes, _mm256_sign_epi8(load_quants(x0[b]), wq));
-    const __m256i pairs1 = _mm256_maddubs_epi16(magnitudes, _mm256_sign_epi8(load_quants(x1[b]), wq));
-    acc0[i] = _mm256_fmadd_ps(scale0, _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs0, ones)), acc0[i]);
-    acc1[i] = _mm256_fmadd_ps(scale1, _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs1, ones)), acc1[i]);
-  };
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    const __m256 scales = four_block_scales(w + b, x0 + b, x1 + b);
-    add(b, broadcast_lane(scales, 0), broadcast_lane(scales, 4), 0);
-    add(b + 1, broadcast_lane(scales, 1), broadcast_lane(scales, 5), 1);
-    add(b + 2, broadcast_lane(scales, 2), broadcast_lane(scales, 6), 2);
-    add(b + 3, broadcast_lane(scales, 3), broadcast_lane(scales, 7), 3);
+    const __m256 scales = four_block_scales<kTokens>(w, x, b);
+    for (std::size_t i = 0; i < 4; ++i) {
+      __m256 scale[kTokens];
+      for (std::size_t k = 0; k < kTokens; ++k) scale[k] = broadcast_lane(scales, static_cast<int>(4 * k + i));
+      add(b + i, scale, i);
+    }
   }
   for (std::size_t i = 0; b + i < blocks; ++i) {
-    add(b + i, block_scale(w[b + i], x0[b + i]), block_scale(w[b + i], x1[b + i]), i);
+    __m256 scale[kTokens];
+    for (std::size_t k = 0; k < kTokens; ++k) scale[k] = block_scale(w[b + i], x[k][b + i]);
+    add(b + i, scale, i);
   }
-  *out0 = simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc0[0], acc0[2]), _mm256_add_ps(acc0[1], acc0[3])));
-  *out1 = simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc1[0], acc1[2]), _mm256_add_ps(acc1[1], acc1[3])));
+  for (std::size_t k = 0; k < kTokens; ++k) {
+    const __m256 total = _mm256_add_ps(_mm256_add_ps(acc[k][0], acc[k][2]), _mm256_add_ps(acc[k][1], acc[k][3]));
+    *out[k] = simd::horizontal_sum(total);
+  }
+}
+
+// Row w against one activation row x, of which `signs` says whether it holds no -128.
+inline float dot_one(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, bool signs) {
+  float out = 0.0f;
+  if (signs) {
+    dot_blocks<true, 1>(w, {x}, blocks, {&out});
+  } else {
+    dot_blocks<false, 1>(w, {x}, blocks, {&out});
+  }
+  return out;
 }
 
 // About this many bytes of weight rows are walked against every token before the next rows: they
@@ -148,25 +141,22 @@ inline constexpr std::size_t kChunkBytes = 128 * 1024;
 
 float dot_q8_0_q8_0_avx2(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) noexcept {
   __m256i smallest = _mm256_set1_epi8(127);
-  const float signs = dot_blocks<true, true>(w, x, blocks, &smallest);
-  return holds_minus128(smallest) ? dot_blocks<false>(w, x, blocks) : signs;
+  float signs = 0.0f;
+  dot_blocks<true, 1, true>(w, {x}, blocks, {&signs}, &smallest);
+  return holds_minus128(smallest) ? dot_one(w, x, blocks, false) : signs;
 }
 
 void dot_q8_0_q8_0_rows_avx2(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t blocks,
                              float* out) noexcept {
   const bool signs = signs_flip_exactly(x, blocks);
-  for (std::size_t r = 0; r < rows; ++r) {
-    out[r] = signs ? dot_blocks<true>(w + r * blocks, x, blocks) : dot_blocks<false>(w + r * blocks, x, blocks);
-  }
+  for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one(w + r * blocks, x, blocks, signs);
 }
 
 // Chunks of rows against the tokens two at a time (one token alone where it or its partner holds
-// -128, and the last of an odd count), each token scanned for -128 once per call.
+// -128, and the last of an odd count); each chunk scans its tokens for -128 again, a pass over x
+// that costs a small fraction of the chunk's rows.
 void gemm_q8_0_q8_0_avx2(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t tokens,
                          std::size_t blocks, float* out, std::size_t out_stride) noexcept {
-  thread_local std::vector<unsigned char> exact;
-  if (exact.size() < tokens) exact.resize(tokens);
-  for (std::size_t t = 0; t < tokens; ++t) exact[t] = signs_flip_exactly(x + t * blocks, blocks) ? 1 : 0;
   const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / (blocks * sizeof(BlockQ80)));
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = std::min(chunk, rows - first_row);
@@ -174,17 +164,15 @@ void gemm_q8_0_q8_0_avx2(const BlockQ80* w, std::size_t rows, const BlockQ80* x,
     for (std::size_t t = 0; t < tokens;) {
       const BlockQ80* const x0 = x + t * blocks;
       float* const out0 = out + t * out_stride + first_row;
-      if (t + 1 < tokens && exact[t] != 0 && exact[t + 1] != 0) {
+      const bool signs = signs_flip_exactly(x0, blocks);
+      if (signs && t + 1 < tokens && signs_flip_exactly(x0 + blocks, blocks)) {
         for (std::size_t r = 0; r < chunk_rows; ++r) {
-          dot_two_tokens(chunk_w + r * blocks, x0, x0 + blocks, blocks, out0 + r, out0 + out_stride + r);
+          dot_blocks<true, 2>(chunk_w + r * blocks, {x0, x0 + blocks}, blocks, {out0 + r, out0 + out_stride + r});
         }
         t += 2;
         continue;
       }
-      for (std::size_t r = 0; r < chunk_rows; ++r) {
-        out0[r] = exact[t] != 0 ? dot_blocks<true>(chunk_w + r * blocks, x0, blocks)
-                                : dot_blocks<false>(chunk_w + r * blocks, x0, blocks);
-      }
+      for (std::size_t r = 0; r < chunk_rows; ++r) out0[r] = dot_one(chunk_w + r * blocks, x0, blocks, signs);
       t += 1;
     }
   }

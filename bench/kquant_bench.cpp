@@ -5,8 +5,9 @@
 //   l2_rows   rows of 4096 values in L2 (128 rows, or 512 KiB), ns per 256 values: the multi-row
 //             kernels (what a mat-vec runs) vs ggml_vec_dot_* row after row, the compute rate
 //             without DRAM
-//   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams; the
-//             best of the three is the ceiling for a batch-1 mat-vec
+//   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams,
+//             with and without software prefetch (read_probe.hpp); the best of the six is the
+//             ceiling for a batch-1 mat-vec
 //   matvec    14336x4096 of each type, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
 //             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
 //             and on a persistent ggml pool
@@ -49,6 +50,7 @@
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
 #include "benchmark_defaults.hpp"
+#include "read_probe.hpp"
 
 namespace {
 
@@ -326,77 +328,20 @@ void l2_rows_ggml(benchmark::State& state) {
 // ---------------------------------------------------------------------------------------------
 // read bandwidth
 
-struct ReadBuffer {
-  static constexpr std::size_t kBytes = 256u << 20;
-  AlignedBuffer storage = large_buffer(kBytes);
-  // Written, so that the reads below reach memory (unwritten anonymous pages all map the zero page).
-  ReadBuffer() { std::memset(storage.data(), 1, kBytes); }
-  const __m128i* data() const { return reinterpret_cast<const __m128i*>(storage.data()); }
-  static const ReadBuffer& get() {
-    static const ReadBuffer buffer;
-    return buffer;
-  }
-};
-
-// Reads `vectors` 16-byte vectors as kStreams interleaved sequential streams with the widest loads
-// the CPU has. One stream of 16-byte loads leaves bandwidth unused (about 22 GB/s here against
-// 26-28), and which number of streams reads fastest depends on the machine (and on the moment), so
-// the probe runs several and a mat-vec's fraction of bandwidth is judged against the best.
-constexpr std::size_t kProbeStreams[] = {2, 4, 8};
-
-template <std::size_t kStreams>
-__attribute__((target("avx512f"))) std::int64_t read_sum_avx512(const __m128i* p, std::size_t vectors) {
-  const std::size_t per_stream = vectors / kStreams / 4 * 4;
-  __m512i acc[kStreams] = {};
-  for (std::size_t i = 0; i < per_stream; i += 4) {
-    for (std::size_t s = 0; s < kStreams; ++s) {
-      acc[s] = _mm512_add_epi64(acc[s], _mm512_loadu_si512(static_cast<const void*>(p + s * per_stream + i)));
-    }
-  }
-  __m512i total = _mm512_setzero_si512();
-  for (const __m512i& a : acc) total = _mm512_add_epi64(total, a);
-  alignas(64) std::int64_t lanes[8];
-  _mm512_store_si512(lanes, total);
-  std::int64_t sum = 0;
-  for (std::int64_t lane : lanes) sum += lane;
-  return sum;
+const bench::ReadProbe& read_probe() {
+  static const bench::ReadProbe probe{large_buffer(bench::ReadProbe::kBytes)};
+  return probe;
 }
 
-template <std::size_t kStreams>
-std::int64_t read_sum_sse2(const __m128i* p, std::size_t vectors) {
-  const std::size_t per_stream = vectors / kStreams / 4 * 4;
-  __m128i acc[kStreams] = {};
-  for (std::size_t i = 0; i < per_stream; i += 4) {
-    for (std::size_t s = 0; s < kStreams; ++s) {
-      const __m128i* q = p + s * per_stream + i;
-      acc[s] = _mm_add_epi64(acc[s], _mm_add_epi64(_mm_add_epi64(_mm_loadu_si128(q), _mm_loadu_si128(q + 1)),
-                                                   _mm_add_epi64(_mm_loadu_si128(q + 2), _mm_loadu_si128(q + 3))));
-    }
-  }
-  __m128i total = _mm_setzero_si128();
-  for (const __m128i& a : acc) total = _mm_add_epi64(total, a);
-  return _mm_cvtsi128_si64(total) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(total, total));
-}
-
-template <std::size_t kStreams>
-std::int64_t read_sum(const __m128i* p, std::size_t vectors) {
-  static const bool wide = cpu_features().avx512f;
-  return wide ? read_sum_avx512<kStreams>(p, vectors) : read_sum_sse2<kStreams>(p, vectors);
-}
-
-template <std::size_t kStreams>
+template <std::size_t kStreams, bool kPrefetch>
 void bandwidth(benchmark::State& state) {
-  const int threads = static_cast<int>(state.range(0));
-  const ReadBuffer& buffer = ReadBuffer::get();
-  constexpr std::size_t kVectors = ReadBuffer::kBytes / sizeof(__m128i);
-  std::int64_t sums[2] = {};
+  const bench::ReadProbe& probe = read_probe();
+  std::int64_t sum = 0;
   for (auto _ : state) {
-    pool(threads).parallel_for(kVectors / 64, [&](Range range, std::size_t slot) {
-      sums[slot] += read_sum<kStreams>(buffer.data() + range.begin * 64, range.size() * 64);
-    });
-    benchmark::DoNotOptimize(sums);
+    sum += probe.pass<kStreams, kPrefetch>(pool(static_cast<int>(state.range(0))));
+    benchmark::DoNotOptimize(sum);
   }
-  report_bytes(state, ReadBuffer::kBytes);
+  report_bytes(state, bench::ReadProbe::kBytes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -713,9 +658,12 @@ void register_benchmarks() {
   const auto threaded = [](const std::string& name, auto fn, double min_time) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->Arg(1)->Arg(2)->UseRealTime()->MinTime(min_time);
   };
-  threaded("bandwidth/2streams", bandwidth<kProbeStreams[0]>, 0.1);
-  threaded("bandwidth/4streams", bandwidth<kProbeStreams[1]>, 0.1);
-  threaded("bandwidth/8streams", bandwidth<kProbeStreams[2]>, 0.1);
+  threaded("bandwidth/2streams", bandwidth<2, false>, 0.1);
+  threaded("bandwidth/4streams", bandwidth<4, false>, 0.1);
+  threaded("bandwidth/8streams", bandwidth<8, false>, 0.1);
+  threaded("bandwidth/2streams_prefetch", bandwidth<2, true>, 0.1);
+  threaded("bandwidth/4streams_prefetch", bandwidth<4, true>, 0.1);
+  threaded("bandwidth/8streams_prefetch", bandwidth<8, true>, 0.1);
   for_each_format([&](auto format) {
     using Format = decltype(format);
     const char* type = BenchFormat<Format>::kName;
@@ -803,8 +751,10 @@ class Collector : public benchmark::ConsoleReporter {
 // The best of the read-bandwidth probes at `threads` threads.
 double read_bandwidth(const Collector& c, int threads, Collector::Clock clock = Collector::Clock::Cpu) {
   double best = 0.0;
-  for (std::size_t streams : kProbeStreams) {
-    best = std::max(best, c.gbps(fmt::format("bandwidth/{}streams/{}", streams, threads), clock));
+  for (std::size_t streams : bench::kProbeStreams) {
+    for (const char* prefetch : {"", "_prefetch"}) {
+      best = std::max(best, c.gbps(fmt::format("bandwidth/{}streams{}/{}", streams, prefetch, threads), clock));
+    }
   }
   return best;
 }
@@ -839,10 +789,14 @@ void print_summary(const Collector& c) {
   fmt::print("\n");
   kernel_table("rows of 4096 in L2 (128, or 512 KiB)", "l2_rows", true);
   fmt::print("\n| read bandwidth probe | threads | 2 streams GB/s | 4 streams GB/s | 8 streams GB/s |\n|---|---|---|---|---|\n");
-  for (int t : {1, 2}) {
-    fmt::print("| 256 MiB, widest loads | {}", t);
-    for (std::size_t streams : kProbeStreams) fmt::print(" | {:.1f}", c.gbps(fmt::format("bandwidth/{}streams/{}", streams, t)));
-    fmt::print(" |\n");
+  for (const char* prefetch : {"", "_prefetch"}) {
+    for (int t : {1, 2}) {
+      fmt::print("| 256 MiB, widest loads{} | {}", *prefetch ? ", prefetch 8 KiB ahead" : "", t);
+      for (std::size_t streams : bench::kProbeStreams) {
+        fmt::print(" | {:.1f}", c.gbps(fmt::format("bandwidth/{}streams{}/{}", streams, prefetch, t)));
+      }
+      fmt::print(" |\n");
+    }
   }
   for (Clock clock : {Clock::Cpu, Clock::Wall}) {
     fmt::print("\n| matvec 14336x4096, DRAM{} | threads | read GB/s (best probe) | brick GB/s (of read) | ggml GB/s (of read) | "

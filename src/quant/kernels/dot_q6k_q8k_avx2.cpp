@@ -11,7 +11,7 @@
 
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
-#include "quant/kernels/prefetch_avx2.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -83,7 +83,7 @@ float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks)
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
-    prefetch_ahead_avx2<4 * sizeof(BlockQ6K)>(w + b);
+    prefetch_weights_ahead<4 * sizeof(BlockQ6K)>(w + b);
     // One statement per block, in ascending address order: the hardware prefetchers follow an
     // ascending stream (as function arguments the blocks were evaluated last to first).
     // The blocks' sums are paired as they come, so that fewer of them are live at once.

@@ -17,7 +17,7 @@
 
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
-#include "quant/kernels/prefetch_avx2.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -100,7 +100,7 @@ inline void dot_blocks(const BlockQ80* w, const BlockQ80* const (&x)[kTokens], s
   // Four blocks per iteration, so that the accumulators stay in registers.
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
-    prefetch_ahead_avx2<4 * sizeof(BlockQ80)>(w + b);
+    prefetch_weights_ahead<4 * sizeof(BlockQ80)>(w + b);
     const __m256 scales = four_block_scales<kTokens>(w, x, b);
     for (std::size_t i = 0; i < 4; ++i) {
       __m256 scale[kTokens];

@@ -14,7 +14,7 @@
 #include "brick/quant/kquants.hpp"
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
-#include "quant/kernels/prefetch_avx2.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -142,7 +142,7 @@ inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t bl
   std::size_t b = 0;
   // Whole groups of four: no loop over the group, so that its sums and scales stay in registers.
   for (; b + 4 <= blocks; b += 4) {
-    prefetch_ahead_avx2<4 * sizeof(Block)>(w + b);
+    prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
     const BlockSums sums[4] = {block_sums(w[b], x[b]), block_sums(w[b + 1], x[b + 1]),
                                block_sums(w[b + 2], x[b + 2]), block_sums(w[b + 3], x[b + 3])};
     acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(sums)), acc);

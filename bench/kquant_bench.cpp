@@ -8,7 +8,7 @@
 //   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams,
 //             with and without software prefetch (read_probe.hpp); the best of the six is the
 //             ceiling for a batch-1 mat-vec
-//   matvec    14336x4096 of each type, DRAM-resident (three copies in rotation), 1 and 2 threads, vs
+//   matvec    14336x4096 of each type, DRAM-resident (copies in rotation), 1 and 2 threads, vs
 //             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
 //             and on a persistent ggml pool
 //   fused     QKV (4096, 32 heads, 8 KV heads; Q5_K_M's and Q4_K_M's types) and gate-up (4096 ->
@@ -329,7 +329,7 @@ void l2_rows_ggml(benchmark::State& state) {
 // read bandwidth
 
 const bench::ReadProbe& read_probe() {
-  static const bench::ReadProbe probe{large_buffer(bench::ReadProbe::kBytes)};
+  static const bench::ReadProbe probe{large_buffer(bench::ReadProbe::bytes())};
   return probe;
 }
 
@@ -341,26 +341,32 @@ void bandwidth(benchmark::State& state) {
     sum += probe.pass<kStreams, kPrefetch>(pool(static_cast<int>(state.range(0))));
     benchmark::DoNotOptimize(sum);
   }
-  report_bytes(state, bench::ReadProbe::kBytes);
+  report_bytes(state, bench::ReadProbe::bytes());
 }
 
 // ---------------------------------------------------------------------------------------------
-// matvec, DRAM-resident: three copies of the matrix (3 x 40-48 MB > the 32 MB L3) used in turn.
+// matvec, DRAM-resident: copies of the matrix used in turn, at least three and together twice the
+// L3 (read_probe.hpp; on a 32 MB L3, three of 33-117 MB).
 
-constexpr std::size_t kCopies = 3;
 constexpr std::size_t kFfn = 14336;
 constexpr std::size_t kHidden = 4096;
 
 template <class Format>
+std::size_t matrix_bytes() {
+  return *row_bytes(Format::kType, kHidden) * kFfn;
+}
+
+template <class Format>
 struct MatvecSetup {
-  GgmlGraph graph{kCopies * (*row_bytes(Format::kType, kHidden) * kFfn + 4 * (kFfn + kHidden)) + (16u << 20)};
+  std::size_t count = bench::dram_copies(matrix_bytes<Format>(), 3);
+  GgmlGraph graph{count * (matrix_bytes<Format>() + 4 * (kFfn + kHidden)) + (16u << 20)};
   GgmlOracle::Tensor* input = graph.vector(kHidden);
   std::vector<SharedMatrix<Format>> copies;
   std::vector<float> x = test::normal(kHidden, 21);
   std::vector<float> y = std::vector<float>(kFfn);
 
   MatvecSetup() {
-    for (std::size_t c = 0; c < kCopies; ++c) {
+    for (std::size_t c = 0; c < count; ++c) {
       copies.emplace_back(graph, kFfn, kHidden, 100 + c);
       graph.output(oracle().ggml_mul_mat(graph.context(), copies.back().tensor, input));
     }
@@ -378,7 +384,7 @@ struct GgmlMatvecCopies {
   std::vector<std::unique_ptr<GgmlGraph>> graphs;
   GgmlMatvecCopies() {
     MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
-    for (std::size_t c = 0; c < kCopies; ++c) {
+    for (std::size_t c = 0; c < setup.count; ++c) {
       auto graph = std::make_unique<GgmlGraph>(std::size_t{1} << 20);
       graph->output(oracle().ggml_mul_mat(graph->context(), setup.copies[c].tensor, setup.input));
       graphs.push_back(std::move(graph));
@@ -396,7 +402,7 @@ void matvec_brick(benchmark::State& state) {
   MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
   std::size_t turn = 0;
   for (auto _ : state) {
-    matvec(setup.copies[turn++ % kCopies].view, std::span<const float>(setup.x), std::span(setup.y), pool(threads));
+    matvec(setup.copies[turn++ % setup.count].view, std::span<const float>(setup.x), std::span(setup.y), pool(threads));
     benchmark::ClobberMemory();
   }
   report_bytes(state, bytes(setup.copies[0].view));
@@ -409,15 +415,16 @@ void matvec_ggml(benchmark::State& state, bool pooled) {
   GgmlMatvecCopies<Format>& ggml = GgmlMatvecCopies<Format>::get();
   std::size_t turn = 0;
   for (auto _ : state) {
-    GgmlGraph& graph = *ggml.graphs[turn++ % kCopies];
+    GgmlGraph& graph = *ggml.graphs[turn++ % setup.count];
     pooled ? graph.compute_pooled(threads) : graph.compute_with_ctx(threads);
   }
   report_bytes(state, bytes(setup.copies[0].view));
 }
 
 // ---------------------------------------------------------------------------------------------
-// fused ops, copies in turn so that each working set is at least three times the 32 MB L3
-// (QKV: 6 x 18 MB, gate-up: 2 x 80 MB); with two QKV copies (36 MB) part of them stayed in L3
+// fused ops, copies in turn so that each working set is at least three times a 32 MB L3 (QKV: 6 x
+// 18 MB, gate-up: 2 x 80 MB; with two QKV copies, 36 MB, part of them stayed in L3) and twice the
+// L3 where it is larger
 
 
 // Q, K and V of the given formats: Q5_K_M's (Q5_K, Q5_K, Q6_K) or Q4_K_M's (Q4_K, Q4_K, Q6_K).
@@ -425,7 +432,9 @@ template <class QFormat, class KFormat, class VFormat>
 struct QkvSetupOf {
   static constexpr bool kQkv = true;
   static constexpr std::size_t kHeads = 32, kKvHeads = 8, kHeadDim = 128;
-  static constexpr std::size_t kCopies = 6;
+  static constexpr std::size_t kQkvBytes =
+      (kHeads + 2 * kKvHeads) * kHeadDim * kHidden / kBlockSize * sizeof(BlockQ6K);  // at most
+  std::size_t count = bench::dram_copies(kQkvBytes, 6);
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
     WeightMatrix q, k, v;
@@ -435,7 +444,7 @@ struct QkvSetupOf {
   std::vector<float> out = std::vector<float>((kHeads + 2 * kKvHeads) * kHeadDim);
   double weight_bytes = 0;
   QkvSetupOf() {
-    for (std::size_t c = 0; c < kCopies; ++c) {
+    for (std::size_t c = 0; c < count; ++c) {
       auto graph = std::make_unique<GgmlGraph>(std::size_t{24} << 20);
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
@@ -460,7 +469,7 @@ using QkvQ4KMSetup = QkvSetupOf<quant::detail::Q4KFormat, quant::detail::Q4KForm
 
 struct GateUpSetup {
   static constexpr bool kQkv = false;
-  static constexpr std::size_t kCopies = 2;
+  std::size_t count = bench::dram_copies(2 * kFfn * kHidden / kBlockSize * sizeof(BlockQ5K), 2);
   struct Copy {
     std::unique_ptr<GgmlGraph> graph;
     WeightMatrix gate, up;
@@ -471,7 +480,7 @@ struct GateUpSetup {
   double weight_bytes = 0;
   GateUpSetup() {
     const GgmlExtra& extra = GgmlExtra::get();
-    for (std::size_t c = 0; c < kCopies; ++c) {
+    for (std::size_t c = 0; c < count; ++c) {
       auto graph = std::make_unique<GgmlGraph>(2 * kFfn * kHidden / kBlockSize * sizeof(BlockQ5K) + (4u << 20));
       GgmlOracle::Tensor* input = graph->vector(kHidden);
       fill_input(input, x);
@@ -495,7 +504,7 @@ void fused_brick(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   Setup& setup = Setup::get();
   for (std::size_t turn = 0; auto _ : state) {
-    const auto& copy = setup.copies[turn++ % Setup::kCopies];
+    const auto& copy = setup.copies[turn++ % setup.count];
     if constexpr (Setup::kQkv) {
       const FusedQKVOp op(copy.q, copy.k, copy.v, Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
       op.run({setup.x}, setup.out, Backend::Auto);
@@ -511,7 +520,7 @@ template <class Setup>
 void fused_ggml(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   Setup& setup = Setup::get();
-  for (std::size_t turn = 0; auto _ : state) setup.copies[turn++ % Setup::kCopies].graph->compute_pooled(threads);
+  for (std::size_t turn = 0; auto _ : state) setup.copies[turn++ % setup.count].graph->compute_pooled(threads);
   report_bytes(state, setup.weight_bytes);
 }
 

@@ -1,11 +1,14 @@
 #pragma once
-// The machine's read bandwidth, measured the way the benchmarks judge a mat-vec against it: a
-// 256 MiB buffer (written first, so the reads reach memory) read as 2, 4 and 8 interleaved
-// sequential streams per thread with the widest loads the CPU has, each with and without software
-// prefetch 8 KiB ahead into L2; the best of the six counts. Where the hardware prefetchers keep too
-// few lines in flight (an Intel Xeon guest: 15-16 GB/s a core without), a kernel that prefetches
-// would otherwise read faster than the probe.
+// Reading from DRAM, measured the way the benchmarks judge a mat-vec against it. The probe reads a
+// buffer of at least 256 MiB and twice the L3 (written first, so the reads reach memory) as 2, 4
+// and 8 interleaved sequential streams per thread with the widest loads the CPU has, each with and
+// without software prefetch 8 KiB ahead into L2; the best of the six counts. Where the hardware
+// prefetchers keep too few lines in flight, a kernel that prefetches would otherwise read faster
+// than the probe. Working sets that must come from DRAM are sized from the L3 the same way: a VM
+// can report its host's whole L3 (480 MiB on an Intel Xeon guest), and three 33 MB copies of a
+// matrix then stay in it.
 #include <immintrin.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +23,18 @@
 #include "brick/runtime/memory/aligned_buffer.hpp"
 
 namespace brick::bench {
+
+// The L3 as the OS reports it, 32 MiB where it reports none.
+inline std::size_t l3_cache_bytes() {
+  const long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : std::size_t{32} << 20;
+}
+
+// How many copies of a working set of `bytes`, used in turn, come from DRAM rather than the L3:
+// together at least twice the L3, and at least `least`.
+inline std::size_t dram_copies(std::size_t bytes, std::size_t least) {
+  return std::max(least, (2 * l3_cache_bytes() + bytes - 1) / bytes);
+}
 
 inline constexpr std::size_t kProbeStreams[] = {2, 4, 8};
 inline constexpr std::size_t kProbePrefetchAhead = 8192;
@@ -81,21 +96,25 @@ std::int64_t read_sum(const __m128i* p, std::size_t vectors) {
 
 class ReadProbe {
  public:
-  static constexpr std::size_t kBytes = 256u << 20;
+  // The probe's buffer size: 256 MiB or twice the L3, in whole MiB.
+  static std::size_t bytes() {
+    constexpr std::size_t kMiB = std::size_t{1} << 20;
+    return std::max(256 * kMiB, (2 * l3_cache_bytes() + kMiB - 1) / kMiB * kMiB);
+  }
 
-  // `storage` holds at least kBytes (ordinary or huge pages, as the caller's weights have).
-  explicit ReadProbe(AlignedBuffer storage = AlignedBuffer::page_aligned(kBytes))
-      : storage_(std::move(storage)) {
-    std::memset(storage_.data(), 1, kBytes);
+  // `storage` holds at least bytes() (ordinary or huge pages, as the caller's weights have).
+  explicit ReadProbe(AlignedBuffer storage = AlignedBuffer::page_aligned(bytes()))
+      : storage_(std::move(storage)), bytes_(bytes()) {
+    std::memset(storage_.data(), 1, bytes_);
   }
 
   // One pass over the buffer split across the pool's threads.
   template <std::size_t kStreams, bool kPrefetch>
   std::int64_t pass(ThreadPool& pool) const {
     const auto* data = reinterpret_cast<const __m128i*>(storage_.data());
-    constexpr std::size_t kVectors = kBytes / sizeof(__m128i);
+    const std::size_t vectors = bytes_ / sizeof(__m128i);
     std::int64_t sink[64] = {};
-    pool.parallel_for(kVectors / 64, [&](Range range, std::size_t slot) {
+    pool.parallel_for(vectors / 64, [&](Range range, std::size_t slot) {
       sink[slot % 64] += read_sum<kStreams, kPrefetch>(data + range.begin * 64, range.size() * 64);
     });
     std::int64_t total = 0;
@@ -120,7 +139,7 @@ class ReadProbe {
       sink += pass<kStreams, kPrefetch>(pool);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rates.push_back(static_cast<double>(kBytes) / seconds / 1e9);
+      rates.push_back(static_cast<double>(bytes_) / seconds / 1e9);
     }
     volatile std::int64_t keep = sink;
     (void)keep;
@@ -130,6 +149,7 @@ class ReadProbe {
   }
 
   AlignedBuffer storage_;
+  std::size_t bytes_;
 };
 
 }  // namespace brick::bench

@@ -1,7 +1,7 @@
 # Per-ISA kernels live in their own translation units. The file name's suffix picks the target flags,
 # so a new kernel needs only its line in src/CMakeLists.txt: foo_avx2.cpp gets AVX2+FMA+F16C, foo_avx512.cpp gets
 # AVX-512 F/BW/DQ/VL, foo_avx512vnni.cpp adds VNNI, foo_avx512gfni.cpp VNNI and GFNI,
-# foo_avx512bf16.cpp BF16, foo_f16c.cpp gets F16C, foo_amx.cpp gets AMX.
+# foo_avx512bf16.cpp BF16, foo_avxvnni.cpp AVX2 with AVX-VNNI, foo_f16c.cpp gets F16C, foo_amx.cpp gets AMX.
 # Everything else is built for the baseline x86-64 target, so one binary runs on any x86-64 CPU and
 # picks kernels at run time.
 set(BRICK_FLAGS_f16c -mf16c)

@@ -33,6 +33,7 @@ std::string_view name(Isa isa) noexcept {
   switch (isa) {
     case Isa::Scalar: return "scalar";
     case Isa::Avx2: return "avx2";
+    case Isa::AvxVnni: return "avxvnni";
     case Isa::Avx512: return "avx512";
     case Isa::Avx512Vnni: return "avx512vnni";
     case Isa::Avx512Gfni: return "avx512gfni";
@@ -44,7 +45,8 @@ std::string_view name(Isa isa) noexcept {
 Backend backend_of(Isa isa) noexcept {
   switch (isa) {
     case Isa::Scalar: return Backend::Scalar;
-    case Isa::Avx2: return Backend::Avx2;
+    case Isa::Avx2:
+    case Isa::AvxVnni: return Backend::Avx2;
     case Isa::Avx512:
     case Isa::Avx512Vnni:
     case Isa::Avx512Gfni:
@@ -59,6 +61,9 @@ std::optional<std::string_view> missing_feature(Isa isa, const CpuFeatures& feat
     case Isa::Scalar:
     case Isa::Avx2:
     case Isa::Avx512: return std::nullopt;
+    case Isa::AvxVnni:
+      if (!features.avxvnni) return "AVX-VNNI";
+      return std::nullopt;
     case Isa::Avx512Vnni:
       if (!features.avx512vnni) return "AVX-512 VNNI";
       return std::nullopt;

@@ -22,9 +22,9 @@ using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFo
 
 // The instruction sets kernels are built for. Each belongs to one backend and needs that backend's
 // features plus its own.
-enum class Isa : unsigned char { Scalar, Avx2, Avx512, Avx512Vnni, Avx512Gfni, Avx512Bf16 };
+enum class Isa : unsigned char { Scalar, Avx2, AvxVnni, Avx512, Avx512Vnni, Avx512Gfni, Avx512Bf16 };
 
-inline constexpr std::array<Isa, 6> kIsas = {Isa::Scalar,     Isa::Avx2,       Isa::Avx512,
+inline constexpr std::array<Isa, 7> kIsas = {Isa::Scalar,     Isa::Avx2,       Isa::AvxVnni,   Isa::Avx512,
                                              Isa::Avx512Vnni, Isa::Avx512Gfni, Isa::Avx512Bf16};
 
 std::string_view name(Isa isa) noexcept;

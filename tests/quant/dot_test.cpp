@@ -290,6 +290,10 @@ TEST(DotKernelTable, EachBackendRunsTheBestVariantTheCpuHas) {
                                                    : Isa::Avx512Vnni;
     EXPECT_EQ(select_kernel<Q5KFormat>(Backend::Avx512).isa, expected);
   }
+  if (is_supported(Backend::Avx2)) {
+    EXPECT_EQ(select_kernel<quant::detail::Q80Format>(Backend::Avx2).isa,
+              cpu_features().avxvnni ? Isa::AvxVnni : Isa::Avx2);
+  }
   EXPECT_EQ(quant::dot_kernel_name(quant::TensorType::Q5_K, Backend::Scalar), "dot_q5k_q8k_scalar");
   EXPECT_EQ(quant::dot_kernel_name(quant::TensorType::Q6_K, Backend::Auto),
             select_kernel<quant::detail::Q6KFormat>(Backend::Auto).name);
@@ -316,6 +320,46 @@ TEST(DotKernelTable, InstructionSetsNeedTheirFeatures) {
   cascade_lake.gfni = cascade_lake.avx512bf16 = true;
   EXPECT_TRUE(is_supported(Isa::Avx512Gfni, cascade_lake));
   EXPECT_TRUE(is_supported(Isa::Avx512Bf16, cascade_lake));
+  EXPECT_EQ(quant::detail::missing_feature(Isa::AvxVnni, cascade_lake), "AVX-VNNI");
+  // AVX-VNNI without AVX-512 (Alder Lake): the VEX VNNI kernels are AVX2's.
+  CpuFeatures alder_lake;
+  alder_lake.avx = alder_lake.avx2 = alder_lake.fma = alder_lake.f16c = alder_lake.avxvnni = true;
+  EXPECT_TRUE(is_supported(Isa::AvxVnni, alder_lake));
+  EXPECT_FALSE(is_supported(Isa::Avx512, alder_lake));
+  EXPECT_EQ(quant::detail::backend_of(Isa::AvxVnni), Backend::Avx2);
+}
+
+// The AVX-VNNI Q8_0 kernels sum each block with vpdpbusd where the AVX2 ones use vpmaddubsw and
+// vpmaddwd: the same exact sums, so the same bits, -128 in x or not.
+TEST(DotKernelTable, AvxVnniQ80KernelsGiveTheAvx2Bits) {
+  using quant::detail::Q80Format;
+  if (const auto missing = quant::detail::missing_feature(Isa::AvxVnni)) {
+    GTEST_SKIP() << "dot_q8_0_q8_0_avxvnni needs " << *missing << ", which this CPU lacks";
+  }
+  const auto& avx2 = *find_kernel<Q80Format>(Isa::Avx2);
+  const auto& vnni = *find_kernel<Q80Format>(Isa::AvxVnni);
+  using Testing = FormatTesting<Q80Format>;
+  constexpr std::size_t kBlocks = 37, kRows = 9, kTokens = 5;
+  for (const int lo : {-128, -127}) {
+    const auto w = Testing::random_blocks(kBlocks * kRows, 5, -128, 127);
+    const auto x = Testing::random_blocks(kBlocks * kTokens, 6, lo, 127);
+    std::vector<float> ours(kRows * kTokens), theirs(kRows * kTokens);
+    vnni.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, ours.data(), kRows);
+    avx2.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, theirs.data(), kRows);
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[i]), std::bit_cast<std::uint32_t>(theirs[i])) << lo << " " << i;
+    }
+    for (std::size_t t = 0; t < kTokens; ++t) {
+      const quant::BlockQ80* xt = x.data() + t * kBlocks;
+      vnni.rows(w.data(), kRows, xt, kBlocks, ours.data());
+      avx2.rows(w.data(), kRows, xt, kBlocks, theirs.data());
+      for (std::size_t r = 0; r < kRows; ++r) {
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[r]), std::bit_cast<std::uint32_t>(theirs[r])) << lo << " " << r;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(vnni.row(w.data() + r * kBlocks, xt, kBlocks)),
+                  std::bit_cast<std::uint32_t>(avx2.row(w.data() + r * kBlocks, xt, kBlocks)));
+      }
+    }
+  }
 }
 
 // The public dot functions check sizes and run the kernel the backend selects.

@@ -8,7 +8,7 @@
 //   brick_gemm_bench [--benchmark_filter=q4k] [--benchmark_repetitions=N]
 //
 // Ends with a table of medians: GFLOP/s of each engine, their ratio, and Brick's fraction of the
-// machine's integer dot-product peak (int8_peak_probe.hpp) for the instructions its backend runs.
+// machine's integer dot-product peak (int8_peak_probe.hpp) for the instructions its GEMM kernel runs.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "brick/core/brick_id.hpp"
@@ -172,23 +174,32 @@ class Collector : public benchmark::ConsoleReporter {
   std::map<std::string, std::vector<double>> times_;
 };
 
-// The int8 instructions Brick's k-quant GEMMs multiply with on this backend.
-bench::Int8Instructions gemm_instructions() {
-  const Backend backend = resolve(Backend::Auto);
-  return backend == Backend::Avx512 && cpu_features().avx512vnni ? bench::Int8Instructions::Avx512Vnni
-                                                                  : bench::Int8Instructions::Avx2;
+// The int8 instructions the GEMM kernel Brick runs for `type` multiplies with.
+bench::Int8Instructions gemm_instructions(quant::TensorType type) {
+  const std::string_view kernel = quant::dot_kernel_name(type, Backend::Auto);
+  if (kernel.ends_with("_avx512vnni") || kernel.ends_with("_avx512gfni")) return bench::Int8Instructions::Avx512Vnni;
+  if (kernel.ends_with("_avxvnni")) return bench::Int8Instructions::AvxVnni;
+  return bench::Int8Instructions::Avx2;
 }
 
 void print_summary(const Collector& c) {
-  const bench::Int8Instructions instructions = gemm_instructions();
-  const std::string instruction_name = instructions == bench::Int8Instructions::Avx512Vnni ? "vpdpbusd zmm"
-                                                                                          : "vpmaddubsw + vpmaddwd ymm";
-  double peaks[3] = {};
-  for (const int threads : {1, 2}) peaks[threads] = bench::int8_peak_gops(instructions, pool(threads)).value_or(0.0);
+  // GOPS per instruction set and thread count, for the instruction sets the types' kernels use.
+  std::map<std::pair<bench::Int8Instructions, int>, double> peaks;
+  for (const quant::TensorType type : kTypes) {
+    for (const int threads : {1, 2}) {
+      const auto key = std::pair(gemm_instructions(type), threads);
+      if (!peaks.contains(key)) peaks[key] = bench::int8_peak_gops(key.first, pool(threads)).value_or(0.0);
+    }
+  }
   fmt::print("\n## GEMM: medians, ggml {} ({}), Brick {}\n\n", oracle().version(), oracle().cpu_variant(),
              name(resolve(Backend::Auto)));
-  fmt::print("Integer dot-product peak ({}): {:.0f} GOPS at 1 thread, {:.0f} at 2.\n\n", instruction_name, peaks[1],
-             peaks[2]);
+  for (const auto& [key, gops] : peaks) {
+    if (key.second == 1) {
+      fmt::print("Integer dot-product peak ({}): {:.0f} GOPS at 1 thread, {:.0f} at 2.\n", describe(key.first), gops,
+                 peaks[{key.first, 2}]);
+    }
+  }
+  fmt::print("\n");
   fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop | brick of int8 peak |\n"
              "|---|---|---|---|---|---|---|---|\n");
   for (const quant::TensorType type : kTypes) {
@@ -203,10 +214,11 @@ void print_summary(const Collector& c) {
           if (ours == 0.0 || ggml == 0.0) continue;
           const double loop = time("brick_matvec_loop");
           const double gflops = flops(rows, tokens) / ours / 1e9;
+          const double peak = peaks[{gemm_instructions(type), threads}];
           fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} | {} |\n", quant::name(type), rows, kCols,
                      tokens, threads, gflops, flops(rows, tokens) / ggml / 1e9, ggml / ours,
                      loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"),
-                     peaks[threads] > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peaks[threads]) : std::string("-"));
+                     peak > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peak) : std::string("-"));
         }
       }
     }

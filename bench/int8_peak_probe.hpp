@@ -5,6 +5,7 @@
 // median of the passes counts. An int8 multiply-add is 2 operations, so a GEMM's GFLOP/s divided by
 // the peak's GOPS is the fraction of the peak it runs at.
 // - avx512vnni: vpdpbusd zmm, 64 multiply-adds per instruction.
+// - avxvnni: vpdpbusd ymm, 32 multiply-adds per instruction.
 // - avx2: vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per three instructions (the AVX2
 //   GEMM's mix).
 #include <immintrin.h>
@@ -41,6 +42,22 @@ __attribute__((target("avx512f,avx512vnni"))) inline double vnni_chains(std::int
   return 64.0 * kPeakChains * static_cast<double>(kPeakIterations);
 }
 
+__attribute__((target("avx2,avxvnni"))) inline double avxvnni_chains(std::int32_t& sink) {
+  __m256i acc[kPeakChains];
+  for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm256_set1_epi32(c);
+  const __m256i a = _mm256_set1_epi8(3);
+  const __m256i b = _mm256_set1_epi8(-5);
+  for (std::size_t i = 0; i < kPeakIterations; ++i) {
+    for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm256_dpbusd_avx_epi32(acc[c], a, b);
+  }
+  __m256i total = acc[0];
+  for (int c = 1; c < kPeakChains; ++c) total = _mm256_add_epi32(total, acc[c]);
+  alignas(32) std::int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
+  for (const std::int32_t lane : lanes) sink += lane;
+  return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
+}
+
 __attribute__((target("avx2"))) inline double avx2_chains(std::int32_t& sink) {
   __m256i acc[kPeakChains];
   for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm256_set1_epi32(c);
@@ -62,24 +79,39 @@ __attribute__((target("avx2"))) inline double avx2_chains(std::int32_t& sink) {
   return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
 }
 
-enum class Int8Instructions { Avx2, Avx512Vnni };
+enum class Int8Instructions { Avx2, AvxVnni, Avx512Vnni };
+
+inline const char* describe(Int8Instructions instructions) {
+  switch (instructions) {
+    case Int8Instructions::Avx2: return "vpmaddubsw + vpmaddwd ymm";
+    case Int8Instructions::AvxVnni: return "vpdpbusd ymm";
+    case Int8Instructions::Avx512Vnni: return "vpdpbusd zmm";
+  }
+  return "";
+}
 
 // GOPS (2 per int8 multiply-add) of `instructions` on every thread of `pool`: the median of
 // `repetitions` passes; nothing when the CPU lacks them.
 inline std::optional<double> int8_peak_gops(Int8Instructions instructions, ThreadPool& pool, int repetitions = 5) {
   const CpuFeatures& cpu = cpu_features();
   if (instructions == Int8Instructions::Avx512Vnni && !(cpu.avx512f && cpu.avx512vnni)) return std::nullopt;
+  if (instructions == Int8Instructions::AvxVnni && !(cpu.avx2 && cpu.avxvnni)) return std::nullopt;
   if (instructions == Int8Instructions::Avx2 && !cpu.avx2) return std::nullopt;
+  const auto chains = [instructions](std::int32_t& sink) {
+    switch (instructions) {
+      case Int8Instructions::Avx512Vnni: return vnni_chains(sink);
+      case Int8Instructions::AvxVnni: return avxvnni_chains(sink);
+      case Int8Instructions::Avx2: break;
+    }
+    return avx2_chains(sink);
+  };
   std::vector<double> rates;
   std::int32_t sink[64] = {};
   for (int r = 0; r < repetitions; ++r) {
     std::vector<double> done(pool.size(), 0.0);
     const auto start = std::chrono::steady_clock::now();
     pool.parallel_for(pool.size(), [&](Range range, std::size_t slot) {
-      for (std::size_t i = range.begin; i < range.end; ++i) {
-        done[slot] += instructions == Int8Instructions::Avx512Vnni ? vnni_chains(sink[slot % 64])
-                                                                   : avx2_chains(sink[slot % 64]);
-      }
+      for (std::size_t i = range.begin; i < range.end; ++i) done[slot] += chains(sink[slot % 64]);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double total = 0.0;

@@ -5,7 +5,7 @@
 //   l2_rows   rows of 4096 values in L2 (128 rows, or 512 KiB), ns per 256 values: the multi-row
 //             kernels (what a mat-vec runs) vs ggml_vec_dot_* row after row, the compute rate
 //             without DRAM
-//   bandwidth read-only pass over 256 MiB at 1 and 2 threads as 2, 4 and 8 interleaved streams,
+//   bandwidth read-only pass over 256 MiB or twice the L3 at 1 and 2 threads as 2, 4 and 8 interleaved streams,
 //             with and without software prefetch (read_probe.hpp); the best of the six is the
 //             ceiling for a batch-1 mat-vec
 //   matvec    14336x4096 of each type, DRAM-resident (copies in rotation), 1 and 2 threads, vs
@@ -800,13 +800,18 @@ void print_summary(const Collector& c) {
   fmt::print("\n| read bandwidth probe | threads | 2 streams GB/s | 4 streams GB/s | 8 streams GB/s |\n|---|---|---|---|---|\n");
   for (const char* prefetch : {"", "_prefetch"}) {
     for (int t : {1, 2}) {
-      fmt::print("| 256 MiB, widest loads{} | {}", *prefetch ? ", prefetch 8 KiB ahead" : "", t);
+      fmt::print("| {} MiB, widest loads{} | {}", bench::ReadProbe::bytes() >> 20, *prefetch ? ", prefetch 8 KiB ahead" : "",
+                 t);
       for (std::size_t streams : bench::kProbeStreams) {
         fmt::print(" | {:.1f}", c.gbps(fmt::format("bandwidth/{}streams{}/{}", streams, prefetch, t)));
       }
       fmt::print(" |\n");
     }
   }
+  const std::size_t q4k_bytes = matrix_bytes<quant::detail::Q4KFormat>();
+  const std::size_t q4k_copies = bench::dram_copies(q4k_bytes, 3);
+  fmt::print("\nL3 {} MiB: each mat-vec takes turns over copies of its matrix, for Q4_K {} ({} MB).\n",
+             bench::l3_cache_bytes() >> 20, q4k_copies, q4k_copies * q4k_bytes / 1000000);
   for (Clock clock : {Clock::Cpu, Clock::Wall}) {
     fmt::print("\n| matvec 14336x4096, DRAM{} | threads | read GB/s (best probe) | brick GB/s (of read) | ggml GB/s (of read) | "
                "ggml pooled GB/s (of read) | brick vs ggml | brick vs ggml pooled |\n|---|---|---|---|---|---|---|---|\n",

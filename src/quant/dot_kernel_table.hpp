@@ -62,7 +62,17 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
   for (std::size_t r = 4 * run; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
 }
 
-// The four-runs kernel of a format whose kernel file has no lockstep kernel.
+// The four-runs kernel of a format whose kernel file has only a single-row kernel: a row of each
+// run in turn, as each_row walks its own runs.
+template <class Format, auto kRow>
+void each_row_four_runs(const typename Format::Weight* const (&starts)[4], std::size_t count,
+                        const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t r = 0; r < 4; ++r) out[r][i] = kRow(starts[r] + i * blocks, x, blocks);
+  }
+}
+
+// The four-runs kernel of a format whose kernel file has a rows kernel but no lockstep kernel.
 template <class Format, auto kRows>
 void four_rows_calls(const typename Format::Weight* const (&starts)[4], std::size_t count,
                      const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
@@ -102,7 +112,7 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   DotKernel<F##Format> {                                                                                    \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
-        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
+        &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>,                                       \
         "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>, \
         batch                                                                                               \
   }
@@ -128,7 +138,7 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   DotKernel<F##Format> {                                                                                    \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
-        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
+        &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>,                                       \
         "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch                                        \
   }
 #define BRICK_DOT_ENTRY_RowsGemm(F, stem, I, isa, batch)                                                    \

@@ -6,7 +6,8 @@
 // X(format, stem, Isa, isa, shape, batch): the kernels dot_<stem>_<isa>... of detail::<format>Format
 // for the instruction set Isa::<Isa>, defined in dot_<stem>_<isa>.cpp (compiled with that file
 // name's flags, see cmake/BrickKernels.cmake). `shape` says which kernels the file defines:
-//   Row       dot_<stem>_<isa> only: the rows and four-runs kernels run it row after row
+//   Row       dot_<stem>_<isa> only: the rows and four-runs kernels run it on a row of each of
+//             four runs in turn
 //   Rows      also dot_<stem>_rows_<isa> (several rows at once); a four-runs call is four rows calls
 //   Lockstep  also dot_<stem>_four_runs_<isa> (four runs of rows anywhere, walked side by side)
 //   Gemm      also gemm_<stem>_<isa> (rows x tokens, each weight block unpacked once for several

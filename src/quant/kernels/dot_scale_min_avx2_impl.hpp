@@ -8,7 +8,6 @@
 // an anonymous namespace so that each translation unit keeps its own copy.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "brick/quant/kquants.hpp"
@@ -25,19 +24,16 @@ inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K>;
 
 // The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block, one byte each. The 12 packed bytes
 // hold the low 6 bits of scales 0-3 and mins 0-3 in bytes 0-7; scales and mins 4-7 keep their low
-// nibbles in bytes 8-11 and their top two bits in the spare top bits of bytes 0-7.
+// nibbles in bytes 8-11 and their top two bits in the spare top bits of bytes 0-7. With the packed
+// bytes as dwords w0, w1, w2, the result's dwords are [w0 & 0x3F.., (w2 & 0x0F..) | ((w0 >> 2) &
+// 0x30..), w1 & 0x3F.., ((w2 >> 4) & 0x0F..) | ((w1 >> 2) & 0x30..)], computed in one xmm. The
+// 16-byte load reads 4 bytes past the scales (qs in Q4_K, qh in Q5_K), which follow in the block.
 inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
-  std::uint32_t word[3];
-  std::memcpy(word, packed, sizeof word);
-  const std::uint32_t six = 0x3F3F3F3Fu;
-  const std::uint32_t four = 0x0F0F0F0Fu;
-  const std::uint32_t two = 0x03030303u;
-  const std::uint32_t scales_lo = word[0] & six;
-  const std::uint32_t scales_hi = (word[2] & four) | (((word[0] >> 6) & two) << 4);
-  const std::uint32_t mins_lo = word[1] & six;
-  const std::uint32_t mins_hi = ((word[2] >> 4) & four) | (((word[1] >> 6) & two) << 4);
-  return _mm_set_epi32(static_cast<int>(mins_hi), static_cast<int>(mins_lo),
-                       static_cast<int>(scales_hi), static_cast<int>(scales_lo));
+  const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
+  const __m128i shifted = _mm_srlv_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(2, 1, 2, 0)), _mm_set_epi32(4, 0, 0, 0));
+  const __m128i low = _mm_and_si128(shifted, _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F));
+  const __m128i high = _mm_srli_epi32(_mm_shuffle_epi32(words, _MM_SHUFFLE(1, 1, 0, 0)), 2);
+  return _mm_or_si128(low, _mm_and_si128(high, _mm_set_epi32(0x30303030, 0, 0x30303030, 0)));
 }
 
 // visit(c, q_lo, q_hi) for the four chunks c of the block (32 bytes of qs each), in address order:

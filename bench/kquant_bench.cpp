@@ -738,9 +738,11 @@ class Collector : public benchmark::ConsoleReporter {
     const double t = ns(name, clock);
     return it == measurements_.end() || t == 0.0 ? 0.0 : it->second.bytes / t;
   }
-  std::size_t repetitions(const std::string& name) const {
-    const auto it = measurements_.find(name);
-    return it == measurements_.end() ? 0 : it->second.cpu_ns.size();
+  // The most repetitions any benchmark of the run had (the filter may have left any one out).
+  std::size_t repetitions() const {
+    std::size_t most = 0;
+    for (const auto& [name, m] : measurements_) most = std::max(most, m.cpu_ns.size());
+    return most;
   }
 
  private:
@@ -771,7 +773,7 @@ double read_bandwidth(const Collector& c, int threads, Collector::Clock clock = 
 void print_summary(const Collector& c) {
   using Clock = Collector::Clock;
   fmt::print("\n## k-quant summary: medians of {} interleaved repetitions, ggml {} ({})\n",
-             c.repetitions("hot_dot/q6k/ggml"), oracle().version(), oracle().cpu_variant());
+             c.repetitions(), oracle().version(), oracle().cpu_variant());
   fmt::print("Times are the calling thread's CPU time unless marked wall.\n");
   if (g_huge_pages) {
     fmt::print("Weights and probe in memory advised MADV_HUGEPAGE; {} MiB of the process on huge pages.\n",

@@ -48,13 +48,20 @@ struct DotKernel {
   std::size_t gemm_batch = 1;  // the list's `batch`: see run_gemm()
 };
 
-// The rows kernel of a format whose kernel file has only a single-row kernel: four runs of rows
-// (lockstep.hpp) taken a row from each in turn, so that four DRAM streams are in flight where one
-// row after another is one (the AVX2 k-quant mat-vecs from DRAM took 0.92-0.97x the time; each
-// row's result is the row kernel's).
+// The rows kernel of a format whose kernel file has only a single-row kernel.
 template <class Format, auto kRow>
 void each_row(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
               std::size_t blocks, float* out) noexcept {
+  for (std::size_t r = 0; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
+}
+
+// The same over four runs of rows (lockstep.hpp), a row from each in turn, so that four DRAM
+// streams are in flight where one row after another is one: the AVX2 k-quant mat-vecs from DRAM
+// took 0.84-0.95x the time, the AVX2 F16 and BF16 ones 1.13-1.29x, so only the RowGemm files (the
+// k-quants) walk this way. Each row's result is the row kernel's.
+template <class Format, auto kRow>
+void each_row_in_runs(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
+                      std::size_t blocks, float* out) noexcept {
   const std::size_t run = lockstep_run(rows, 4);
   for (std::size_t i = 0; i < run; ++i) {
     for (std::size_t k = 0; k < 4; ++k) out[k * run + i] = kRow(w + (k * run + i) * blocks, x, blocks);
@@ -63,7 +70,7 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
 }
 
 // The four-runs kernel of a format whose kernel file has only a single-row kernel: a row of each
-// run in turn, as each_row walks its own runs.
+// run in turn, as each_row_in_runs walks its own runs.
 template <class Format, auto kRow>
 void each_row_four_runs(const typename Format::Weight* const (&starts)[4], std::size_t count,
                         const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
@@ -112,7 +119,7 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
   DotKernel<F##Format> {                                                                                    \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
         &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
-        &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>,                                       \
+        &four_rows_calls<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>,                    \
         "gemm_" #stem "_" #isa, &each_token<F##Format, &each_row<F##Format, &kernels::dot_##stem##_##isa>>, \
         batch                                                                                               \
   }
@@ -137,7 +144,7 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
 #define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                                     \
   DotKernel<F##Format> {                                                                                    \
     Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                            \
-        &each_row<F##Format, &kernels::dot_##stem##_##isa>,                                                 \
+        &each_row_in_runs<F##Format, &kernels::dot_##stem##_##isa>,                                         \
         &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>,                                       \
         "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch                                        \
   }

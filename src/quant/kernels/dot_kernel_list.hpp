@@ -6,13 +6,13 @@
 // X(format, stem, Isa, isa, shape, batch): the kernels dot_<stem>_<isa>... of detail::<format>Format
 // for the instruction set Isa::<Isa>, defined in dot_<stem>_<isa>.cpp (compiled with that file
 // name's flags, see cmake/BrickKernels.cmake). `shape` says which kernels the file defines:
-//   Row       dot_<stem>_<isa> only: the rows and four-runs kernels run it on a row of each of
-//             four runs in turn
+//   Row       dot_<stem>_<isa> only: the rows and four-runs kernels run it row after row
 //   Rows      also dot_<stem>_rows_<isa> (several rows at once); a four-runs call is four rows calls
 //   Lockstep  also dot_<stem>_four_runs_<isa> (four runs of rows anywhere, walked side by side)
 //   Gemm      also gemm_<stem>_<isa> (rows x tokens, each weight block unpacked once for several
 //             tokens); without it the GEMM runs the rows kernel once per token on a cache tile of rows
-//   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>
+//   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>; the rows and four-runs kernels run the row
+//             kernel on a row of each of four runs in turn
 //   RowsGemm  dot_<stem>_<isa>, dot_<stem>_rows_<isa> and gemm_<stem>_<isa>
 //   OpsF32    the ops room's f32 kernels ops::kernels::dot_f32_<isa> and matvec_f32_<isa>
 // `batch` is the smallest number of tokens the GEMM kernel computes faster than the rows kernel

@@ -329,34 +329,42 @@ TEST(DotKernelTable, InstructionSetsNeedTheirFeatures) {
   EXPECT_EQ(quant::detail::backend_of(Isa::AvxVnni), Backend::Avx2);
 }
 
-// The AVX-VNNI Q8_0 kernels sum each block with vpdpbusd where the AVX2 ones use vpmaddubsw and
-// vpmaddwd: the same exact sums, so the same bits, -128 in x or not.
-TEST(DotKernelTable, AvxVnniQ80KernelsGiveTheAvx2Bits) {
+// The AVX-VNNI Q8_0 kernels are the AVX-512 VNNI ones in half-width vectors: the same exact block
+// sums added in the same tree, so the same bits, -128 in x or in w or not.
+TEST(DotKernelTable, AvxVnniQ80KernelsGiveTheAvx512VnniBits) {
   using quant::detail::Q80Format;
-  if (const auto missing = quant::detail::missing_feature(Isa::AvxVnni)) {
-    GTEST_SKIP() << "dot_q8_0_q8_0_avxvnni needs " << *missing << ", which this CPU lacks";
+  for (const Isa isa : {Isa::AvxVnni, Isa::Avx512Vnni}) {
+    if (const auto missing = quant::detail::missing_feature(isa)) {
+      GTEST_SKIP() << "comparing dot_q8_0_q8_0_avxvnni with dot_q8_0_q8_0_avx512vnni needs "
+                   << *missing << ", which this CPU lacks";
+    }
   }
-  const auto& avx2 = *find_kernel<Q80Format>(Isa::Avx2);
+  const auto& avx512 = *find_kernel<Q80Format>(Isa::Avx512Vnni);
   const auto& vnni = *find_kernel<Q80Format>(Isa::AvxVnni);
   using Testing = FormatTesting<Q80Format>;
-  constexpr std::size_t kBlocks = 37, kRows = 9, kTokens = 5;
-  for (const int lo : {-128, -127}) {
-    const auto w = Testing::random_blocks(kBlocks * kRows, 5, -128, 127);
-    const auto x = Testing::random_blocks(kBlocks * kTokens, 6, lo, 127);
-    std::vector<float> ours(kRows * kTokens), theirs(kRows * kTokens);
-    vnni.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, ours.data(), kRows);
-    avx2.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, theirs.data(), kRows);
-    for (std::size_t i = 0; i < ours.size(); ++i) {
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[i]), std::bit_cast<std::uint32_t>(theirs[i])) << lo << " " << i;
-    }
-    for (std::size_t t = 0; t < kTokens; ++t) {
-      const quant::BlockQ80* xt = x.data() + t * kBlocks;
-      vnni.rows(w.data(), kRows, xt, kBlocks, ours.data());
-      avx2.rows(w.data(), kRows, xt, kBlocks, theirs.data());
-      for (std::size_t r = 0; r < kRows; ++r) {
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[r]), std::bit_cast<std::uint32_t>(theirs[r])) << lo << " " << r;
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(vnni.row(w.data() + r * kBlocks, xt, kBlocks)),
-                  std::bit_cast<std::uint32_t>(avx2.row(w.data() + r * kBlocks, xt, kBlocks)));
+  constexpr std::size_t kRows = 9, kTokens = 21;
+  // Part of a half group, a half and a part, one group, two groups and a part.
+  for (const std::size_t kBlocks : {5, 12, 16, 37}) {
+    for (const int lo : {-128, -127}) {
+      const auto w = Testing::random_blocks(kBlocks * kRows, 5, -128, 127);
+      const auto x = Testing::random_blocks(kBlocks * kTokens, 6, lo, 127);
+      std::vector<float> ours(kRows * kTokens), theirs(kRows * kTokens);
+      vnni.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, ours.data(), kRows);
+      avx512.tokens(w.data(), kRows, x.data(), kTokens, kBlocks, theirs.data(), kRows);
+      for (std::size_t i = 0; i < ours.size(); ++i) {
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[i]), std::bit_cast<std::uint32_t>(theirs[i]))
+            << kBlocks << " " << lo << " " << i;
+      }
+      for (std::size_t t = 0; t < kTokens; ++t) {
+        const quant::BlockQ80* xt = x.data() + t * kBlocks;
+        vnni.rows(w.data(), kRows, xt, kBlocks, ours.data());
+        avx512.rows(w.data(), kRows, xt, kBlocks, theirs.data());
+        for (std::size_t r = 0; r < kRows; ++r) {
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(ours[r]), std::bit_cast<std::uint32_t>(theirs[r]))
+              << kBlocks << " " << lo << " " << r;
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(vnni.row(w.data() + r * kBlocks, xt, kBlocks)),
+                    std::bit_cast<std::uint32_t>(avx512.row(w.data() + r * kBlocks, xt, kBlocks)));
+        }
       }
     }
   }
@@ -364,8 +372,9 @@ TEST(DotKernelTable, AvxVnniQ80KernelsGiveTheAvx2Bits) {
 
 // The public dot functions check sizes and run the kernel the backend selects.
 template <class Format>
-void expect_public_dot_runs_the_selected_kernel(float (*dot)(std::span<const typename Format::Weight>,
-                                                            std::span<const typename Format::Activation>, Backend)) {
+void expect_public_dot_runs_the_selected_kernel(
+    float (*dot)(std::span<const typename Format::Weight>,
+                 std::span<const typename Format::Activation>, Backend)) {
   using Testing = FormatTesting<Format>;
   const auto w = Testing::random_weights(3, 5);
   const auto x = Testing::random_activations(4, 6);

@@ -1,10 +1,6 @@
 // Q8_0·Q8_0 with AVX-512 F/BW + VNNI: the row kernels (one row, rows, four runs) and a GEMM with
-// 16 tokens in the lanes, which give the same bits.
-//
-// Every block's integer dot s_b is exact; it is scaled once, t_b = float(s_b) * (d_w * d_x). A row
-// adds its blocks in groups of 16: within a group in a fixed tree over 16 lanes (lane j holds block
-// kLaneBlock[j]; lanes j and j + 8 first, then j and j + 4, j and j + 2, j and j + 1, missing blocks
-// as +0), and the group sums in order from 0.
+// 16 tokens in the lanes, which give the same bits, those of dot_q8_0_block_sums.hpp (every block's
+// integer dot exact and scaled once, the blocks of a group of 16 added in a fixed tree).
 // - The row kernels compute a group in one zmm, blocks in lanes. vpdpbusd multiplies unsigned by
 //   signed bytes, so the weights go in as w + 128 (w ^ 0x80) and each dword starts from -128 * (the
 //   sum of its four activation quants), computed once per group for all the rows walked side by side.
@@ -14,27 +10,18 @@
 //   so that dword k of lane t holds quants 4k..4k+3 of token t, plus 128 (unsigned), times four
 //   weight quants broadcast as the signed operand, from -128 * (the sum of the block's weight
 //   quants). Its block values are the row kernels' lanes, added in the same tree.
-#include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 #include "brick/quant/q8_0.hpp"
+#include "core/simd_avx512.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/dot_q8_0_block_sums.hpp"
 #include "quant/kernels/dot_rows_avx512_impl.hpp"
 
 namespace brick::quant::kernels {
 namespace {
-
-inline constexpr std::size_t kGroup = 16;
-// The block of its group each lane holds after the transposing reduction.
-inline constexpr int kLaneBlock[kGroup] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
-// The GEMM's order of a group's blocks: the lanes in the order the tree adds them (0, 8, 4, 12, 2,
-// 10, 6, 14, 1, ...), so that each addition takes the two values computed last at its level.
-inline constexpr int kVisitBlock[kGroup] = {0, 8, 1, 9, 4, 12, 5, 13, 2, 10, 3, 11, 6, 14, 7, 15};
 
 inline __m512i unsigned_bytes(__m512i v) { return _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))); }
 
@@ -238,40 +225,11 @@ inline void rearrange_tokens(const BlockQ80* x, std::size_t n, std::size_t block
   }
 }
 
-// What the GEMM needs of a weight block besides its quants, computed once per chunk of rows for all
-// the tiles of tokens: -128 * the sum of its quants (vpsadbw sums the unsigned bytes w + 128 eight
-// at a time), and d as a float.
-struct BlockTerms {
-  std::int32_t start;
-  float d;
-};
-
-inline BlockTerms block_terms(const BlockQ80& w) {
-  const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs)),
-                                         _mm256_set1_epi8(static_cast<char>(0x80)));
-  const __m256i sums = _mm256_sad_epu8(bytes, _mm256_setzero_si256());
-  __m128i total = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
-  total = _mm_add_epi64(total, _mm_unpackhi_epi64(total, total));
-  return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)), _cvtsh_ss(w.d)};
-}
-
-template <std::size_t R>
-struct RowLanes {
-  __m512 v[R];
-};
-
-template <std::size_t R>
-inline RowLanes<R> operator+(const RowLanes<R>& a, const RowLanes<R>& b) {
-  RowLanes<R> sum;
-  for (std::size_t r = 0; r < R; ++r) sum.v[r] = _mm512_add_ps(a.v[r], b.v[r]);
-  return sum;
-}
-
 // t_b for R rows (rows[r] at block b, with their terms) and the tile's tokens, each weight dword
 // broadcast from memory; the block's two halves in separate chains of vpdpbusd, added as integers.
 template <std::size_t R>
-inline RowLanes<R> block_values(const BlockQ80* const (&rows)[R], const BlockTerms* const (&terms)[R], std::size_t b,
-                                const TokenLaneBlock& x) {
+inline RowLanes<__v16sf, R> block_values(const BlockQ80* const (&rows)[R], const BlockTerms* const (&terms)[R],
+                                        std::size_t b, const TokenLaneBlock& x) {
   constexpr std::size_t kHalf = kQ80BlockSize / 8;
   __m512i low[R];
   __m512i high[R];
@@ -287,7 +245,7 @@ inline RowLanes<R> block_values(const BlockQ80* const (&rows)[R], const BlockTer
       high[r] = _mm512_dpbusd_epi32(high[r], second, _mm512_broadcastd_epi32(_mm_loadu_si32(rows[r][b].qs + 4 * (kHalf + k))));
     }
   }
-  RowLanes<R> t;
+  RowLanes<__v16sf, R> t;
   for (std::size_t r = 0; r < R; ++r) {
     const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(terms[r][b].d), x.d);
     t.v[r] = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(low[r], high[r])), scale);
@@ -306,30 +264,17 @@ inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t bl
     rows[r] = w + r * blocks;
     row_terms[r] = terms + r * blocks;
   }
-  RowLanes<R> acc;
+  RowLanes<__v16sf, R> acc;
   for (std::size_t r = 0; r < R; ++r) acc.v[r] = _mm512_setzero_ps();
   for (std::size_t g = 0; g < blocks; g += kGroup) {
-    // The tree over the group's blocks in kVisitBlock's order, as a binary counter: after the i-th
-    // value, level l holds the sum of the last 2^l values whenever bit l of i + 1 is set. Blocks
-    // past the row's last are +0, as in the row kernels' lanes. Unrolled at compile time, so that
-    // the levels stay in registers.
-    RowLanes<R> levels[5];
-    const auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+    // Blocks past the row's last are +0, as in the row kernels' lanes.
+    acc = acc + group_tree<RowLanes<__v16sf, R>>([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[I]);
-      RowLanes<R> value;
-      if (b < blocks) {
-        value = block_values<R>(rows, row_terms, b, tile[g + I]);
-      } else {
-        for (std::size_t r = 0; r < R; ++r) value.v[r] = _mm512_setzero_ps();
-      }
-      constexpr int kCarries = std::countr_one(I);
-      for (int level = 0; level < kCarries; ++level) value = levels[level] + value;
-      levels[kCarries] = value;
-    };
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (visit(std::integral_constant<std::size_t, I>{}), ...);
-    }(std::make_index_sequence<kGroup>{});
-    acc = acc + levels[4];
+      if (b < blocks) return block_values<R>(rows, row_terms, b, tile[g + I]);
+      RowLanes<__v16sf, R> zero;
+      for (std::size_t r = 0; r < R; ++r) zero.v[r] = _mm512_setzero_ps();
+      return zero;
+    });
   }
   for (std::size_t r = 0; r < R; ++r) {
     alignas(64) float sums[kGroup];
@@ -337,10 +282,6 @@ inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t bl
     for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
   }
 }
-
-// About this many bytes of weight rows are walked against every tile of tokens before the next
-// rows: they stay in L2 while the tiles stream past.
-inline constexpr std::size_t kChunkBytes = 128 * 1024;
 
 }  // namespace
 
@@ -358,39 +299,14 @@ void dot_q8_0_q8_0_four_runs_avx512vnni(const BlockQ80* const (&starts)[4], std:
   dot_four_runs_side_by_side(Q80DotVnni{}, starts, count, x, blocks, out);
 }
 
-// Every tile of 16 tokens rearranged once into the calling thread's buffer; then chunks of rows,
-// their blocks' terms computed once, each chunk against every tile, two rows at a time (sharing the
-// activation loads).
 void gemm_q8_0_q8_0_avx512vnni(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t tokens,
                                std::size_t blocks, float* out, std::size_t out_stride) noexcept {
-  thread_local std::vector<TokenLaneBlock> tiles;
-  thread_local std::vector<BlockTerms> terms;
-  const std::size_t tile_blocks = (blocks + kGroup - 1) / kGroup * kGroup;
-  const std::size_t tile_count = (tokens + kGroup - 1) / kGroup;
-  if (tiles.size() < tile_count * tile_blocks) tiles.resize(tile_count * tile_blocks);
-  for (std::size_t t = 0; t < tile_count; ++t) {
-    rearrange_tokens(x + t * kGroup * blocks, std::min(kGroup, tokens - t * kGroup), blocks,
-                     tiles.data() + t * tile_blocks);
-  }
-  const std::size_t chunk = std::max<std::size_t>(2, kChunkBytes / (blocks * sizeof(BlockQ80)) / 2 * 2);
-  if (terms.size() < chunk * blocks) terms.resize(chunk * blocks);
-  for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
-    const std::size_t chunk_rows = std::min(chunk, rows - first_row);
-    const BlockQ80* const chunk_w = w + first_row * blocks;
-    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
-    for (std::size_t t = 0; t < tile_count; ++t) {
-      const TokenLaneBlock* const tile = tiles.data() + t * tile_blocks;
-      const std::size_t n = std::min(kGroup, tokens - t * kGroup);
-      float* const tile_out = out + t * kGroup * out_stride + first_row;
-      std::size_t r = 0;
-      for (; r + 2 <= chunk_rows; r += 2) {
-        lane_rows<2>(chunk_w + r * blocks, terms.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
-      }
-      if (r < chunk_rows) {
-        lane_rows<1>(chunk_w + r * blocks, terms.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
-      }
-    }
-  }
+  gemm_in_tiles<TokenLaneBlock, kGroup>(
+      w, rows, x, tokens, blocks, out, out_stride, rearrange_tokens,
+      [&]<std::size_t R>(std::integral_constant<std::size_t, R>, const BlockQ80* rows_w, const BlockTerms* terms,
+                         const TokenLaneBlock* tile, std::size_t n, float* tile_out) {
+        lane_rows<R>(rows_w, terms, blocks, tile, n, tile_out, out_stride);
+      });
 }
 
 }  // namespace brick::quant::kernels

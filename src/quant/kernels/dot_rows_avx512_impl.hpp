@@ -1,5 +1,5 @@
 #pragma once
-// The row loops of the AVX-512 Q8_0, F16 and BF16 dot kernels: R rows walked side by side, each
+// The row loop of the AVX-512 Q8_0, F16 and BF16 dot kernels: R rows walked side by side, each
 // step's activation loaded once for all of them, every row accumulating in 2 * kVectors zmm of float
 // lanes (kVectors per step, alternate steps in alternate sets, so that the FMA chains are short)
 // summed at the end. A row's float operations are the same whatever R is, so the rows and
@@ -15,7 +15,7 @@
 #include <cstddef>
 
 #include "core/simd_avx512.hpp"
-#include "quant/lockstep.hpp"
+#include "quant/kernels/dot_rows_in_runs.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -66,47 +66,15 @@ inline void dot_in_steps(const Kernel& kernel, const Weight* const (&rows)[R], c
   }
 }
 
+// The R rows of dot_rows_in_runs.hpp's walks.
 template <class Kernel, class Weight, class Activation, std::size_t R>
-inline void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
-                             std::size_t blocks, float* const (&out)[R]) {
+void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x, std::size_t blocks,
+                      float* const (&out)[R]) {
   if constexpr (requires { kernel.side_by_side(rows, x, blocks, out); }) {
     kernel.side_by_side(rows, x, blocks, out);
   } else {
     dot_in_steps(kernel, rows, x, blocks, out);
   }
-}
-
-template <class Kernel, class Weight, class Activation>
-inline float dot_row(const Kernel& kernel, const Weight* w, const Activation* x, std::size_t blocks) {
-  float out;
-  const Weight* const rows[1] = {w};
-  float* const outs[1] = {&out};
-  dot_side_by_side(kernel, rows, x, blocks, outs);
-  return out;
-}
-
-// Four runs of `count` consecutive rows, wherever each starts, walked side by side.
-template <class Kernel, class Weight, class Activation>
-inline void dot_four_runs_side_by_side(const Kernel& kernel, const Weight* const (&starts)[4], std::size_t count,
-                                       const Activation* x, std::size_t blocks, float* const (&out)[4]) {
-  for (std::size_t i = 0; i < count; ++i) {
-    const Weight* const rows[4] = {starts[0] + i * blocks, starts[1] + i * blocks, starts[2] + i * blocks,
-                                   starts[3] + i * blocks};
-    float* const outs[4] = {out[0] + i, out[1] + i, out[2] + i, out[3] + i};
-    dot_side_by_side(kernel, rows, x, blocks, outs);
-  }
-}
-
-// The rows of a matrix as four runs of an odd number of rows walked side by side (four DRAM streams,
-// see lockstep.hpp), then the rows past them one at a time.
-template <class Kernel, class Weight, class Activation>
-inline void dot_rows_in_four_runs(const Kernel& kernel, const Weight* w, std::size_t rows, const Activation* x,
-                                  std::size_t blocks, float* out) {
-  const std::size_t run = detail::lockstep_run(rows, 4);
-  const Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
-  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
-  dot_four_runs_side_by_side(kernel, starts, run, x, blocks, outs);
-  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = dot_row(kernel, w + r * blocks, x, blocks);
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+#pragma once
+// What the VNNI Q8_0 kernels share, in zmm (dot_q8_0_q8_0_avx512vnni.cpp) and in ymm
+// (dot_q8_0_q8_0_avxvnni.cpp), which give the same bits: every block's integer dot s_b exact,
+// scaled once, t_b = float(s_b) * (d_w * d_x); a row's blocks added in groups of 16, within a group
+// in a fixed tree (lanes j and j + 8 of kLaneBlock's order first, then j and j + 4, j and j + 2,
+// j and j + 1; missing blocks as +0), and the group sums in order from 0.
+//
+// Here: the group's orders, the tree as the GEMMs walk it, the weight blocks' terms and the GEMM's
+// walk over chunks of rows and tiles of tokens. Everything here is in an anonymous namespace so
+// that each translation unit keeps its own copy, compiled with its own flags (AVX2 at least).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "brick/quant/q8_0.hpp"
+
+namespace brick::quant::kernels {
+namespace {
+
+inline constexpr std::size_t kGroup = 16;
+// The block of its group each lane holds after the row kernels' transposing reductions.
+inline constexpr int kLaneBlock[kGroup] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
+// The GEMMs' order of a group's blocks: the lanes in the order the tree adds them (0, 8, 4, 12, 2,
+// 10, 6, 14, 1, ...), so that each addition takes the two values computed last at its level.
+inline constexpr int kVisitBlock[kGroup] = {0, 8, 1, 9, 4, 12, 5, 13, 2, 10, 3, 11, 6, 14, 7, 15};
+
+// One float vector of V per row, R rows.
+template <class V, std::size_t R>
+struct RowLanes {
+  V v[R];
+};
+
+template <class V, std::size_t R>
+inline RowLanes<V, R> operator+(const RowLanes<V, R>& a, const RowLanes<V, R>& b) {
+  RowLanes<V, R> sum;
+  for (std::size_t r = 0; r < R; ++r) sum.v[r] = a.v[r] + b.v[r];
+  return sum;
+}
+
+// The tree over a group's 16 values, value(std::integral_constant<I>) giving the I-th in
+// kVisitBlock's order, as a binary counter: after the i-th value, level l holds the sum of the last
+// 2^l values whenever bit l of i + 1 is set. Unrolled at compile time, so that the levels stay in
+// registers.
+template <class Lanes, class Value>
+inline Lanes group_tree(const Value& value) {
+  Lanes levels[5];
+  const auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I> index) {
+    Lanes sum = value(index);
+    constexpr int kCarries = std::countr_one(I);
+    for (int level = 0; level < kCarries; ++level) sum = levels[level] + sum;
+    levels[kCarries] = sum;
+  };
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (visit(std::integral_constant<std::size_t, I>{}), ...);
+  }
+  (std::make_index_sequence<kGroup>{});
+  return levels[4];
+}
+
+// What the GEMMs need of a weight block besides its quants, computed once per chunk of rows for all
+// the tiles of tokens: -128 * the sum of its quants (vpsadbw sums the unsigned bytes w + 128 eight
+// at a time), and d as a float.
+struct BlockTerms {
+  std::int32_t start;
+  float d;
+};
+
+inline BlockTerms block_terms(const BlockQ80& w) {
+  const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs)),
+                                         _mm256_set1_epi8(static_cast<char>(0x80)));
+  const __m256i sums = _mm256_sad_epu8(bytes, _mm256_setzero_si256());
+  __m128i total = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+  total = _mm_add_epi64(total, _mm_unpackhi_epi64(total, total));
+  return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)),
+          _cvtsh_ss(w.d)};
+}
+
+// About this many bytes of weight rows are walked against every tile of tokens before the next
+// rows: they stay in L2 while the tiles stream past.
+inline constexpr std::size_t kChunkBytes = 128 * 1024;
+
+// The GEMM's walk: every tile of kTile tokens rearranged once into the calling thread's buffer of
+// Tile blocks (rearrange(x, n, blocks, tile), each group's blocks in kVisitBlock's order); then
+// chunks of rows, their blocks' terms computed once, each chunk against every tile, two rows at a
+// time (sharing the activation loads): lane_rows(std::integral_constant<R>, w, terms, tile, n, out)
+// for R = 2 or a last 1, writing out[t * out_stride + r] for the tile's t < n.
+template <class Tile, std::size_t kTile, class Rearrange, class LaneRows>
+inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x,
+                          std::size_t tokens, std::size_t blocks, float* out,
+                          std::size_t out_stride, const Rearrange& rearrange,
+                          const LaneRows& lane_rows) {
+  thread_local std::vector<Tile> tiles;
+  thread_local std::vector<BlockTerms> terms;
+  const std::size_t tile_blocks = (blocks + kGroup - 1) / kGroup * kGroup;
+  const std::size_t tile_count = (tokens + kTile - 1) / kTile;
+  if (tiles.size() < tile_count * tile_blocks) tiles.resize(tile_count * tile_blocks);
+  for (std::size_t t = 0; t < tile_count; ++t) {
+    rearrange(x + t * kTile * blocks, std::min(kTile, tokens - t * kTile), blocks,
+              tiles.data() + t * tile_blocks);
+  }
+  const std::size_t chunk =
+      std::max<std::size_t>(2, kChunkBytes / (blocks * sizeof(BlockQ80)) / 2 * 2);
+  if (terms.size() < chunk * blocks) terms.resize(chunk * blocks);
+  for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
+    const std::size_t chunk_rows = std::min(chunk, rows - first_row);
+    const BlockQ80* const chunk_w = w + first_row * blocks;
+    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
+    for (std::size_t t = 0; t < tile_count; ++t) {
+      const Tile* const tile = tiles.data() + t * tile_blocks;
+      const std::size_t n = std::min(kTile, tokens - t * kTile);
+      float* const tile_out = out + t * kTile * out_stride + first_row;
+      std::size_t r = 0;
+      for (; r + 2 <= chunk_rows; r += 2) {
+        lane_rows(std::integral_constant<std::size_t, 2>{}, chunk_w + r * blocks,
+                  terms.data() + r * blocks, tile, n, tile_out + r);
+      }
+      if (r < chunk_rows) {
+        lane_rows(std::integral_constant<std::size_t, 1>{}, chunk_w + r * blocks,
+                  terms.data() + r * blocks, tile, n, tile_out + r);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace brick::quant::kernels

@@ -128,6 +128,27 @@ TEST_P(DotKernelTest, ExtremeValuesDoNotSaturate) {
                                    testing.tolerance(length), length * Format::kValues))
             << kernel.name << " length " << length << (negative ? " negative" : " positive");
       }
+      // The GEMM kernel meets the same extremes in its integer sums: rows side by side and alone,
+      // tokens of each sign in turn, every (row, token) with the row kernel's bits.
+      if (kernel.tokens == nullptr) continue;
+      constexpr std::size_t kRows = 5, kTokens = 9;
+      const auto rows = testing.extreme_weights(length * kRows);
+      const auto positive = testing.extreme_activations(length, false);
+      const auto negative = testing.extreme_activations(length, true);
+      std::vector<typename Format::Activation> x;
+      for (std::size_t t = 0; t < kTokens; ++t) {
+        const auto& token = t % 2 ? negative : positive;
+        x.insert(x.end(), token.begin(), token.end());
+      }
+      std::vector<float> out(kRows * kTokens);
+      kernel.tokens(rows.data(), kRows, x.data(), kTokens, length, out.data(), kRows);
+      for (std::size_t t = 0; t < kTokens; ++t) {
+        for (std::size_t r = 0; r < kRows; ++r) {
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(out[t * kRows + r]),
+                    std::bit_cast<std::uint32_t>(kernel.row(rows.data() + r * length, x.data() + t * length, length)))
+              << kernel.name << " length " << length << " row " << r << " token " << t;
+        }
+      }
     }
   });
 }

@@ -2,8 +2,14 @@
 // The AVX2 GEMM of Q4_K, Q5_K and Q6_K rows against Q8_K tokens, with the tokens in the lanes, as
 // the AVX-512 VNNI one (dot_kquant_gemm_avx512_impl.hpp) but 8 tokens wide and without VNNI: a
 // tile's activations are rearranged once so that dword k of lane t holds values 4k..4k+3 of token
-// t, and four quants of a row (unsigned, broadcast) meet them in vpmaddubsw, whose int16 pairs
-// vpmaddwd adds into int32 (two products of at most 63 * 128 stay below 2^15). The integer totals
+// t, and four quants of a row (unsigned, broadcast) meet them in vpmaddubsw. Its int16 pairs are
+// added as int16 over a run of dwords of one sub-block, as long as no sum can reach 2^15 (runs of 8
+// dwords for Q4_K's quants of at most 15, 4 for Q5_K's 31, 2 for Q6_K's 63, against activations of
+// magnitude at most 128), and one vpmaddwd by the sub-block's scale takes each run into int32. Four
+// rows go side by side, sharing each activation load: the loads, one broadcast of a weight dword
+// per vpmaddubsw, are what the loop waits on. The int16 sums use the saturating vpaddsw, which
+// never saturates here: GCC rewrites vpaddw chains into trees whose products of four rows spill to
+// the stack, and it cannot rewrite vpaddsw (1.1-1.3x as fast over the same rows). The integer totals
 // are the row kernels' exact integers and the float operations on them are theirs, in their order
 // (dot_scale_min_avx2_impl.hpp: d and -dmin lanes of four blocks; dot_q6k_q8k_avx2.cpp: d lanes of
 // four blocks; a last group padded with zeros), so each (row, token) gets the mat-vec's bits.
@@ -12,9 +18,11 @@
 // keeps its own copy, compiled with its own flags.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "brick/quant/kquants.hpp"
@@ -50,11 +58,12 @@ inline void rearrange_tokens_avx2(const BlockQ8K* x, std::size_t n, std::size_t 
 }
 
 // The weight side of one block of one row: quants unsigned in value order, per sub-block its scale
-// as int32, the int16 pairs that multiply the tokens' bsum pairs (Q4_K, Q5_K: (m_j, m_j); Q6_K:
-// (sc_2p, sc_2p+1)), and the float scales of the row kernel: Q4_K, Q5_K d and dmin; Q6_K d.
+// as an int16 pair (sc_j, sc_j), the int16 pairs that multiply the tokens' bsum pairs (Q4_K, Q5_K:
+// (m_j, m_j); Q6_K: (sc_2p, sc_2p+1)), and the float scales of the row kernel: Q4_K, Q5_K d and
+// dmin; Q6_K d.
 struct alignas(32) Avx2LaneWeights {
   std::uint8_t q[256];
-  std::int32_t scales[16];
+  std::int32_t scale_pairs[16];
   std::int32_t pairs[8];
   float d;
   float dmin;
@@ -77,93 +86,138 @@ inline void unpack_q6k_half(const BlockQ6K& w, int half, __m256i (&q)[4]) {
                          _mm256_and_si256(_mm256_srli_epi16(qh, 2), high_bits));
 }
 
-// The integer totals of one block for 8 tokens: scaled = sum_j sc_j * (q_j . x_j) (Q6_K: with q -
-// 32), and for Q4_K / Q5_K mins = sum_j m_j * (sum of x_j).
-template <bool kHasMins>
-inline void avx2_lane_totals(const Avx2LaneWeights& w, const Avx2TokenBlock& x, __m256i& scaled, __m256i& mins) {
+// The largest quant of each weight format, which bounds its int16 runs.
+template <class Block>
+inline constexpr int kLargestQuant = 0;
+template <>
+inline constexpr int kLargestQuant<BlockQ4K> = 15;
+template <>
+inline constexpr int kLargestQuant<BlockQ5K> = 31;
+template <>
+inline constexpr int kLargestQuant<BlockQ6K> = 63;
+
+// The integer totals of one block of R rows for 8 tokens, each activation load shared by the rows:
+// scaled = sum_j sc_j * (q_j . x_j) (Q6_K: with q - 32), and for Q4_K / Q5_K mins = sum_j m_j *
+// (sum of x_j).
+template <class Block, std::size_t R>
+inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2TokenBlock& x, __m256i (&scaled)[R],
+                             __m256i (&mins)[R]) {
+  constexpr bool kHasMins = !std::is_same_v<Block, BlockQ6K>;
   constexpr int kSubBlock = kHasMins ? 32 : 16;
   constexpr int kDwords = kSubBlock / 4;
-  const __m256i ones = _mm256_set1_epi16(1);
-  scaled = _mm256_setzero_si256();
+  // Dwords per int16 run: each vpmaddubsw pair is at most 2 * kLargestQuant * 128.
+  constexpr int kRun = std::min(kDwords, 32767 / (2 * kLargestQuant<Block> * 128));
+  static_assert(kRun >= 1 && kDwords % kRun == 0);
+  for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm256_setzero_si256();
   for (int j = 0; j < 256 / kSubBlock; ++j) {
-    __m256i sums = _mm256_setzero_si256();
-    for (int k = 0; k < kDwords; ++k) {
-      const int dword = j * kDwords + k;
-      std::int32_t quants;
-      std::memcpy(&quants, w.q + 4 * dword, sizeof quants);
-      const __m256i products = _mm256_maddubs_epi16(_mm256_set1_epi32(quants), _mm256_load_si256(&x.qx[dword]));
-      sums = _mm256_add_epi32(sums, _mm256_madd_epi16(products, ones));
+    for (int run = 0; run < kDwords; run += kRun) {
+      __m256i sums[R];
+      for (std::size_t r = 0; r < R; ++r) sums[r] = _mm256_setzero_si256();
+      for (int k = run; k < run + kRun; ++k) {
+        const int dword = j * kDwords + k;
+        const __m256i activations = _mm256_load_si256(&x.qx[dword]);
+        for (std::size_t r = 0; r < R; ++r) {
+          std::int32_t quants;
+          std::memcpy(&quants, w[r]->q + 4 * dword, sizeof quants);
+          sums[r] = _mm256_adds_epi16(sums[r], _mm256_maddubs_epi16(_mm256_set1_epi32(quants), activations));
+        }
+      }
+      for (std::size_t r = 0; r < R; ++r) {
+        scaled[r] = _mm256_add_epi32(scaled[r], _mm256_madd_epi16(sums[r], _mm256_set1_epi32(w[r]->scale_pairs[j])));
+      }
     }
-    scaled = _mm256_add_epi32(scaled, _mm256_mullo_epi32(sums, _mm256_set1_epi32(w.scales[j])));
   }
-  __m256i pairs = _mm256_setzero_si256();
-  for (int p = 0; p < 8; ++p) {
-    pairs = _mm256_add_epi32(pairs, _mm256_madd_epi16(x.bsum_pairs[p], _mm256_set1_epi32(w.pairs[p])));
-  }
-  if constexpr (kHasMins) {
-    mins = pairs;
-  } else {
-    scaled = _mm256_sub_epi32(scaled, _mm256_slli_epi32(pairs, 5));  // the quants' offset of 32
-    mins = _mm256_setzero_si256();
+  for (std::size_t r = 0; r < R; ++r) {
+    __m256i pairs = _mm256_setzero_si256();
+    for (int p = 0; p < 8; ++p) {
+      pairs = _mm256_add_epi32(pairs, _mm256_madd_epi16(x.bsum_pairs[p], _mm256_set1_epi32(w[r]->pairs[p])));
+    }
+    if constexpr (kHasMins) {
+      mins[r] = pairs;
+    } else {
+      scaled[r] = _mm256_sub_epi32(scaled[r], _mm256_slli_epi32(pairs, 5));  // the quants' offset of 32
+      mins[r] = _mm256_setzero_si256();
+    }
   }
 }
 
-// One row (its `blocks` blocks unpacked in w) against the tile's n tokens; out[t * out_stride] for
-// t < n. kHasMins picks the float scheme.
-template <bool kHasMins>
-inline void avx2_lane_row(const Avx2LaneWeights* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n,
-                          float* out, std::size_t out_stride) {
+// R rows (row r's `blocks` blocks unpacked at w + r * blocks) against the tile's n tokens;
+// out[t * out_stride + r] for t < n. The format picks the float scheme (Q4_K and Q5_K with mins);
+// each row's float operations are the same whatever R is.
+template <class Block, std::size_t R>
+inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n,
+                           float* out, std::size_t out_stride) {
+  constexpr bool kHasMins = !std::is_same_v<Block, BlockQ6K>;
   constexpr int kLanes = kHasMins ? 8 : 4;  // the row kernel's accumulator lanes
-  __m256 acc[kLanes];
-  for (auto& a : acc) a = _mm256_setzero_ps();
+  __m256 acc[R][kLanes];
+  for (auto& row : acc) {
+    for (auto& a : row) a = _mm256_setzero_ps();
+  }
   for (std::size_t b = 0; b < blocks; b += 4) {
-    __m256 scales[kLanes];
-    __m256 totals[kLanes];
+    __m256 scales[R][kLanes];
+    __m256 totals[R][kLanes];
     for (int i = 0; i < 4; ++i) {
-      if (b + static_cast<std::size_t>(i) < blocks) {
-        const Avx2LaneWeights& weights = w[b + static_cast<std::size_t>(i)];
-        const Avx2TokenBlock& x = tile[b + static_cast<std::size_t>(i)];
-        __m256i scaled;
-        __m256i mins;
-        avx2_lane_totals<kHasMins>(weights, x, scaled, mins);
-        scales[i] = _mm256_mul_ps(_mm256_set1_ps(weights.d), x.d);
-        totals[i] = _mm256_cvtepi32_ps(scaled);
-        if constexpr (kHasMins) {
-          // -(dmin * xd): the negated product, as the row kernel stores it.
-          scales[4 + i] = _mm256_xor_ps(_mm256_mul_ps(_mm256_set1_ps(weights.dmin), x.d), _mm256_set1_ps(-0.0f));
-          totals[4 + i] = _mm256_cvtepi32_ps(mins);
+      const std::size_t block = b + static_cast<std::size_t>(i);
+      if (block < blocks) {
+        const Avx2TokenBlock& x = tile[block];
+        const Avx2LaneWeights* weights[R];
+        for (std::size_t r = 0; r < R; ++r) weights[r] = w + r * blocks + block;
+        __m256i scaled[R];
+        __m256i mins[R];
+        avx2_lane_totals<Block, R>(weights, x, scaled, mins);
+        for (std::size_t r = 0; r < R; ++r) {
+          scales[r][i] = _mm256_mul_ps(_mm256_set1_ps(weights[r]->d), x.d);
+          totals[r][i] = _mm256_cvtepi32_ps(scaled[r]);
+          if constexpr (kHasMins) {
+            // -(dmin * xd): the negated product, as the row kernel stores it.
+            scales[r][4 + i] =
+                _mm256_xor_ps(_mm256_mul_ps(_mm256_set1_ps(weights[r]->dmin), x.d), _mm256_set1_ps(-0.0f));
+            totals[r][4 + i] = _mm256_cvtepi32_ps(mins[r]);
+          }
         }
       } else {  // past the row's end: the row kernel's zero scales and sums
-        scales[i] = totals[i] = _mm256_setzero_ps();
-        if constexpr (kHasMins) scales[4 + i] = totals[4 + i] = _mm256_setzero_ps();
+        for (std::size_t r = 0; r < R; ++r) {
+          scales[r][i] = totals[r][i] = _mm256_setzero_ps();
+          if constexpr (kHasMins) scales[r][4 + i] = totals[r][4 + i] = _mm256_setzero_ps();
+        }
       }
     }
-    for (int l = 0; l < kLanes; ++l) acc[l] = _mm256_fmadd_ps(scales[l], totals[l], acc[l]);
+    for (std::size_t r = 0; r < R; ++r) {
+      for (int l = 0; l < kLanes; ++l) acc[r][l] = _mm256_fmadd_ps(scales[r][l], totals[r][l], acc[r][l]);
+    }
   }
-  // The row kernel's horizontal sum: ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)) for eight
-  // lanes, (a0 + a2) + (a1 + a3) for four.
-  __m256 sum;
-  if constexpr (kHasMins) {
-    const __m256 s0 = _mm256_add_ps(acc[0], acc[4]);
-    const __m256 s1 = _mm256_add_ps(acc[1], acc[5]);
-    const __m256 s2 = _mm256_add_ps(acc[2], acc[6]);
-    const __m256 s3 = _mm256_add_ps(acc[3], acc[7]);
-    sum = _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
-  } else {
-    sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3]));
+  for (std::size_t r = 0; r < R; ++r) {
+    // The row kernel's horizontal sum: ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)) for eight
+    // lanes, (a0 + a2) + (a1 + a3) for four.
+    const __m256* a = acc[r];
+    __m256 sum;
+    if constexpr (kHasMins) {
+      const __m256 s0 = _mm256_add_ps(a[0], a[4]);
+      const __m256 s1 = _mm256_add_ps(a[1], a[5]);
+      const __m256 s2 = _mm256_add_ps(a[2], a[6]);
+      const __m256 s3 = _mm256_add_ps(a[3], a[7]);
+      sum = _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
+    } else {
+      sum = _mm256_add_ps(_mm256_add_ps(a[0], a[2]), _mm256_add_ps(a[1], a[3]));
+    }
+    alignas(32) float sums[kAvx2LaneTokens];
+    _mm256_store_ps(sums, sum);
+    for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
   }
-  alignas(32) float sums[kAvx2LaneTokens];
-  _mm256_store_ps(sums, sum);
-  for (std::size_t t = 0; t < n; ++t) out[t * out_stride] = sums[t];
 }
+
+// Rows walked side by side by the GEMM, sharing each activation load (3 and 4 measured alike, 2
+// slower).
+inline constexpr std::size_t kAvx2LaneRows = 4;
 
 // About this many bytes of unpacked weights are walked against every tile of tokens before the next
 // rows: they stay in L2 while the tiles stream past, and each block is unpacked once per call.
 inline constexpr std::size_t kAvx2UnpackedChunkBytes = 256 * 1024;
 
 // The GEMM kernel: every tile of 8 tokens rearranged once into the calling thread's buffer; then
-// chunks of rows, unpacked once by Unpack(block, Avx2LaneWeights&), each against every tile.
-template <bool kHasMins, class Block, class Unpack>
+// chunks of rows, unpacked once by Unpack(block, Avx2LaneWeights&), each against every tile,
+// kAvx2LaneRows rows at a time.
+template <class Block, class Unpack>
 inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
                                      std::size_t blocks, float* out, std::size_t out_stride, Unpack unpack) {
   thread_local std::vector<Avx2TokenBlock> tiles;
@@ -183,9 +237,15 @@ inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const Blo
     const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack(w[first_row * blocks + i], unpacked[i]);
     for (std::size_t t = 0; t < tile_count; ++t) {
-      for (std::size_t r = 0; r < chunk_rows; ++r) {
-        avx2_lane_row<kHasMins>(unpacked.data() + r * blocks, blocks, tiles.data() + t * blocks, tile_tokens(t),
-                                out + t * kAvx2LaneTokens * out_stride + first_row + r, out_stride);
+      const Avx2TokenBlock* const tile = tiles.data() + t * blocks;
+      float* const tile_out = out + t * kAvx2LaneTokens * out_stride + first_row;
+      std::size_t r = 0;
+      for (; r + kAvx2LaneRows <= chunk_rows; r += kAvx2LaneRows) {
+        avx2_lane_rows<Block, kAvx2LaneRows>(unpacked.data() + r * blocks, blocks, tile, tile_tokens(t), tile_out + r,
+                                             out_stride);
+      }
+      for (; r < chunk_rows; ++r) {
+        avx2_lane_rows<Block, 1>(unpacked.data() + r * blocks, blocks, tile, tile_tokens(t), tile_out + r, out_stride);
       }
     }
   }

@@ -94,7 +94,8 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
   });
   const __m128i scales_mins = unpack_scales_mins(w.scales);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepu8_epi32(scales_mins));
+  const __m256i scales = _mm256_cvtepu8_epi32(scales_mins);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale_pairs), _mm256_or_si256(scales, _mm256_slli_epi32(scales, 16)));
   const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_or_si256(mins, _mm256_slli_epi32(mins, 16)));
   out.d = _cvtsh_ss(w.d);
@@ -104,7 +105,7 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
 template <class Block>
 inline void gemm_scale_min_q8k(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
                                std::size_t blocks, float* out, std::size_t out_stride) {
-  dot_tokens_in_lanes_avx2<true>(w, rows, x, tokens, blocks, out, out_stride,
+  dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
                                  [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
 }
 

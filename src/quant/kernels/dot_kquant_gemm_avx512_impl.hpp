@@ -209,8 +209,9 @@ inline void lane_rows(const LaneWeights* w, std::size_t blocks, const TokenLaneB
 inline constexpr std::size_t kUnpackedChunkBytes = 256 * 1024;
 
 // The GEMM kernel: every tile of 16 tokens rearranged once into the calling thread's buffer; then
-// chunks of rows, unpacked once, each against every tile, two rows at a time (sharing the
-// activation loads; four spill registers and ran at 0.6x on Zen 4).
+// chunks of rows, unpacked once, each against every tile, four rows at a time (sharing the
+// activation loads: on an Intel Xeon 1.10-1.17x as fast as two rows at a time, with no spill in the
+// loop; a build of four rows that spilled registers ran at 0.6x on Zen 4).
 template <class Block, class Dot>
 inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                 std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) {
@@ -233,10 +234,10 @@ inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows
       const TokenLaneBlock* const tile = tiles.data() + t * blocks;
       float* const tile_out = out + t * kLaneTokens * out_stride + first_row;
       std::size_t r = 0;
-      for (; r + 2 <= chunk_rows; r += 2) {
-        lane_rows<2, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      for (; r + 4 <= chunk_rows; r += 4) {
+        lane_rows<4, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
       }
-      if (r < chunk_rows) lane_rows<1, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      for (; r < chunk_rows; ++r) lane_rows<1, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
     }
   }
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "brick/quant/kquants.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -143,10 +144,10 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
 
 // R rows (row r's `blocks` blocks unpacked at w + r * blocks) against the tile's n tokens;
 // out[t * out_stride + r] for t < n. The format picks the float scheme (Q4_K and Q5_K with mins);
-// each row's float operations are the same whatever R is.
+// each row's float operations are the same whatever R is. next.step() once per four blocks.
 template <class Block, std::size_t R>
 inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n,
-                           float* out, std::size_t out_stride) {
+                           float* out, std::size_t out_stride, NextChunkPrefetch& next) {
   constexpr bool kHasMins = !std::is_same_v<Block, BlockQ6K>;
   constexpr int kLanes = kHasMins ? 8 : 4;  // the row kernel's accumulator lanes
   __m256 acc[R][kLanes];
@@ -154,6 +155,7 @@ inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const A
     for (auto& a : row) a = _mm256_setzero_ps();
   }
   for (std::size_t b = 0; b < blocks; b += 4) {
+    next.step();
     __m256 scales[R][kLanes];
     __m256 totals[R][kLanes];
     for (int i = 0; i < 4; ++i) {
@@ -216,7 +218,7 @@ inline constexpr std::size_t kAvx2UnpackedChunkBytes = 256 * 1024;
 
 // The GEMM kernel: every tile of 8 tokens rearranged once into the calling thread's buffer; then
 // chunks of rows, unpacked once by Unpack(block, Avx2LaneWeights&), each against every tile,
-// kAvx2LaneRows rows at a time.
+// kAvx2LaneRows rows at a time, the next chunk prefetched meanwhile.
 template <class Block, class Unpack>
 inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
                                      std::size_t blocks, float* out, std::size_t out_stride, Unpack unpack) {
@@ -236,16 +238,20 @@ inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const Blo
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack(w[first_row * blocks + i], unpacked[i]);
+    const std::size_t next_rows = rows - first_row - chunk_rows < chunk ? rows - first_row - chunk_rows : chunk;
+    NextChunkPrefetch next(w + (first_row + chunk_rows) * blocks, next_rows * blocks * sizeof(Block),
+                           tile_count * (chunk_rows / kAvx2LaneRows + chunk_rows % kAvx2LaneRows) * ((blocks + 3) / 4));
     for (std::size_t t = 0; t < tile_count; ++t) {
       const Avx2TokenBlock* const tile = tiles.data() + t * blocks;
       float* const tile_out = out + t * kAvx2LaneTokens * out_stride + first_row;
       std::size_t r = 0;
       for (; r + kAvx2LaneRows <= chunk_rows; r += kAvx2LaneRows) {
         avx2_lane_rows<Block, kAvx2LaneRows>(unpacked.data() + r * blocks, blocks, tile, tile_tokens(t), tile_out + r,
-                                             out_stride);
+                                             out_stride, next);
       }
       for (; r < chunk_rows; ++r) {
-        avx2_lane_rows<Block, 1>(unpacked.data() + r * blocks, blocks, tile, tile_tokens(t), tile_out + r, out_stride);
+        avx2_lane_rows<Block, 1>(unpacked.data() + r * blocks, blocks, tile, tile_tokens(t), tile_out + r, out_stride,
+                                 next);
       }
     }
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "quant/kernels/dot_kquant_avx512_impl.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -174,16 +175,17 @@ inline __m512 lane_value(const LaneWeights& w, __m512 xd, __m512i scaled, __m512
 }
 
 // R rows of unpacked weights w (`blocks` per row) against the tile's n tokens; out[t * out_stride +
-// r] for t < n.
+// r] for t < n. next.step() once per block.
 template <std::size_t R, class Dot>
 inline void lane_rows(const LaneWeights* w, std::size_t blocks, const TokenLaneBlock* tile, std::size_t n,
-                      float* out, std::size_t out_stride) {
+                      float* out, std::size_t out_stride, NextChunkPrefetch& next) {
   __m512 acc[R][4];
   for (std::size_t r = 0; r < R; ++r) {
     for (auto& a : acc[r]) a = _mm512_setzero_ps();
   }
   const std::size_t grouped = blocks / 4 * 4;
   for (std::size_t b = 0; b < blocks; ++b) {
+    next.step();
     const LaneWeights* views[R];
     for (std::size_t r = 0; r < R; ++r) views[r] = &w[r * blocks + b];
     __m512i scaled[R];
@@ -211,7 +213,8 @@ inline constexpr std::size_t kUnpackedChunkBytes = 256 * 1024;
 // The GEMM kernel: every tile of 16 tokens rearranged once into the calling thread's buffer; then
 // chunks of rows, unpacked once, each against every tile, four rows at a time (sharing the
 // activation loads: on an Intel Xeon 1.10-1.17x as fast as two rows at a time, with no spill in the
-// loop; a build of four rows that spilled registers ran at 0.6x on Zen 4).
+// loop; a build of four rows that spilled registers ran at 0.6x on Zen 4), the next chunk
+// prefetched meanwhile.
 template <class Block, class Dot>
 inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                 std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) {
@@ -229,15 +232,20 @@ inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack_lane_weights(dot, w[first_row * blocks + i], unpacked[i]);
+    const std::size_t next_rows = rows - first_row - chunk_rows < chunk ? rows - first_row - chunk_rows : chunk;
+    NextChunkPrefetch next(w + (first_row + chunk_rows) * blocks, next_rows * blocks * sizeof(Block),
+                           tile_count * (chunk_rows / 4 + chunk_rows % 4) * blocks);
     for (std::size_t t = 0; t < tile_count; ++t) {
       const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
       const TokenLaneBlock* const tile = tiles.data() + t * blocks;
       float* const tile_out = out + t * kLaneTokens * out_stride + first_row;
       std::size_t r = 0;
       for (; r + 4 <= chunk_rows; r += 4) {
-        lane_rows<4, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+        lane_rows<4, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride, next);
       }
-      for (; r < chunk_rows; ++r) lane_rows<1, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride);
+      for (; r < chunk_rows; ++r) {
+        lane_rows<1, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride, next);
+      }
     }
   }
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "brick/quant/q8_0.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -88,8 +89,9 @@ inline constexpr std::size_t kChunkBytes = 128 * 1024;
 // The GEMM's walk: every tile of kTile tokens rearranged once into the calling thread's buffer of
 // Tile blocks (rearrange(x, n, blocks, tile), each group's blocks in kVisitBlock's order); then
 // chunks of rows, their blocks' terms computed once, each chunk against every tile, two rows at a
-// time (sharing the activation loads): lane_rows(std::integral_constant<R>, w, terms, tile, n, out)
-// for R = 2 or a last 1, writing out[t * out_stride + r] for the tile's t < n.
+// time (sharing the activation loads): lane_rows(std::integral_constant<R>, w, terms, tile, n, out,
+// next) for R = 2 or a last 1, writing out[t * out_stride + r] for the tile's t < n and calling
+// next.step() once per group, which prefetches a slice of the next chunk's rows.
 template <class Tile, std::size_t kTile, class Rearrange, class LaneRows>
 inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x,
                           std::size_t tokens, std::size_t blocks, float* out,
@@ -97,7 +99,8 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
                           const LaneRows& lane_rows) {
   thread_local std::vector<Tile> tiles;
   thread_local std::vector<BlockTerms> terms;
-  const std::size_t tile_blocks = (blocks + kGroup - 1) / kGroup * kGroup;
+  const std::size_t tile_groups = (blocks + kGroup - 1) / kGroup;
+  const std::size_t tile_blocks = tile_groups * kGroup;
   const std::size_t tile_count = (tokens + kTile - 1) / kTile;
   if (tiles.size() < tile_count * tile_blocks) tiles.resize(tile_count * tile_blocks);
   for (std::size_t t = 0; t < tile_count; ++t) {
@@ -111,6 +114,9 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
     const std::size_t chunk_rows = std::min(chunk, rows - first_row);
     const BlockQ80* const chunk_w = w + first_row * blocks;
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
+    const std::size_t next_rows = std::min(chunk, rows - first_row - chunk_rows);
+    NextChunkPrefetch next(chunk_w + chunk_rows * blocks, next_rows * blocks * sizeof(BlockQ80),
+                           tile_count * ((chunk_rows + 1) / 2) * tile_groups);
     for (std::size_t t = 0; t < tile_count; ++t) {
       const Tile* const tile = tiles.data() + t * tile_blocks;
       const std::size_t n = std::min(kTile, tokens - t * kTile);
@@ -118,11 +124,11 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
       std::size_t r = 0;
       for (; r + 2 <= chunk_rows; r += 2) {
         lane_rows(std::integral_constant<std::size_t, 2>{}, chunk_w + r * blocks,
-                  terms.data() + r * blocks, tile, n, tile_out + r);
+                  terms.data() + r * blocks, tile, n, tile_out + r, next);
       }
       if (r < chunk_rows) {
         lane_rows(std::integral_constant<std::size_t, 1>{}, chunk_w + r * blocks,
-                  terms.data() + r * blocks, tile, n, tile_out + r);
+                  terms.data() + r * blocks, tile, n, tile_out + r, next);
       }
     }
   }

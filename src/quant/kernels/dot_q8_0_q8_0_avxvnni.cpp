@@ -235,7 +235,7 @@ inline RowLanes<__v8sf, R> block_values(const BlockQ80* const (&rows)[R],
 template <std::size_t R>
 inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t blocks,
                       const TokenLaneBlock* tile, std::size_t n, float* out,
-                      std::size_t out_stride) {
+                      std::size_t out_stride, NextChunkPrefetch& next) {
   const BlockQ80* rows[R];
   const BlockTerms* row_terms[R];
   for (std::size_t r = 0; r < R; ++r) {
@@ -245,6 +245,7 @@ inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t bl
   RowLanes<__v8sf, R> acc;
   for (std::size_t r = 0; r < R; ++r) acc.v[r] = _mm256_setzero_ps();
   for (std::size_t g = 0; g < blocks; g += kGroup) {
+    next.step();
     // Blocks past the row's last are +0, as in the row kernels' lanes.
     acc = acc + group_tree<RowLanes<__v8sf, R>>(
                     [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
@@ -286,8 +287,8 @@ void gemm_q8_0_q8_0_avxvnni(const BlockQ80* w, std::size_t rows, const BlockQ80*
       w, rows, x, tokens, blocks, out, out_stride, rearrange_tokens,
       [&]<std::size_t R>(std::integral_constant<std::size_t, R>, const BlockQ80* rows_w,
                          const BlockTerms* terms, const TokenLaneBlock* tile, std::size_t n,
-                         float* tile_out) {
-        lane_rows<R>(rows_w, terms, blocks, tile, n, tile_out, out_stride);
+                         float* tile_out, NextChunkPrefetch& next) {
+        lane_rows<R>(rows_w, terms, blocks, tile, n, tile_out, out_stride, next);
       });
 }
 

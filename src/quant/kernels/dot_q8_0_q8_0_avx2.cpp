@@ -10,14 +10,15 @@
 // row's dot tracks x's smallest quant as it goes (one vpminsb on quants it loads anyway) and runs
 // the row again widened only if that was -128.
 //
-// The GEMM walks one row against two tokens at a time through the same loop, each token with its own
-// four accumulators, so that it gives the rows kernel's bits; what the two tokens share is the
-// weight block's load, magnitudes and scale.
+// The GEMM walks a row against a tile of 8 tokens in four passes, one per accumulator of the row
+// kernel, so that each token needs one accumulator at a time and gets the rows kernel's bits; the
+// tokens share the weight block's load, magnitudes and d.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "brick/quant/q8_0.hpp"
 #include "core/simd_avx2.hpp"
@@ -61,92 +62,55 @@ inline __m256i signed_block_sum(__m256i magnitudes, __m256i signed_x) {
 
 inline __m256 block_scale(const BlockQ80& w, const BlockQ80& x) { return _mm256_set1_ps(_cvtsh_ss(w.d) * _cvtsh_ss(x.d)); }
 
-// d_w * d_x of blocks b..b+3 against each token, token k's in lanes 4k..4k+3 (one token: lanes 0-3),
-// from one conversion of the fp16 scales; the same products as block_scale.
-template <std::size_t kTokens>
-inline __m256 four_block_scales(const BlockQ80* w, const BlockQ80* const (&x)[kTokens], std::size_t b) {
+// d_w * d_x of blocks b..b+3 in lanes 0-3, from one conversion of the fp16 scales; the same
+// products as block_scale.
+inline __m256 four_block_scales(const BlockQ80* w, const BlockQ80* x, std::size_t b) {
   const auto half = [](const BlockQ80& block) { return static_cast<short>(block.d); };
-  if constexpr (kTokens == 1) {
-    const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]),
-                                                    half(x[0][b]), half(x[0][b + 1]), half(x[0][b + 2]),
-                                                    half(x[0][b + 3])));
-    return _mm256_castps128_ps256(_mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1)));
-  } else {
-    static_assert(kTokens == 2);
-    const __m256 dx = _mm256_cvtph_ps(_mm_setr_epi16(half(x[0][b]), half(x[0][b + 1]), half(x[0][b + 2]),
-                                                     half(x[0][b + 3]), half(x[1][b]), half(x[1][b + 1]),
-                                                     half(x[1][b + 2]), half(x[1][b + 3])));
-    const __m128 dw =
-        _mm_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]), 0, 0, 0, 0));
-    return _mm256_mul_ps(_mm256_set_m128(dw, dw), dx);
-  }
+  const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]),
+                                                  half(x[b]), half(x[b + 1]), half(x[b + 2]), half(x[b + 3])));
+  return _mm256_castps128_ps256(_mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1)));
 }
 
 inline __m256 broadcast_lane(__m256 v, int lane) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(lane)); }
 
-// Row w against each of kTokens activation rows, *out[k] for x[k]: four accumulators per token by
-// block position, added (0 + 2) + (1 + 3). The tokens share each weight block's load, magnitudes and
-// scale, so one call for two tokens gives each the bits of a call for it alone. kSigns: no x holds
-// -128 (the vpmaddubsw products); with kTrack the element-wise minimum of x's quants is taken into
-// *smallest as well.
-template <bool kSigns, std::size_t kTokens, bool kTrack = false>
-inline void dot_blocks(const BlockQ80* w, const BlockQ80* const (&x)[kTokens], std::size_t blocks,
-                       float* const (&out)[kTokens], __m256i* smallest = nullptr) {
-  __m256 acc[kTokens][4];
-  for (auto& token : acc) {
-    for (__m256& a : token) a = _mm256_setzero_ps();
-  }
-  const auto add = [&](std::size_t b, const __m256 (&scale)[kTokens], std::size_t i) {
+// Row w against activation row x: four accumulators by block position, added (0 + 2) + (1 + 3).
+// kSigns: x holds no -128 (the vpmaddubsw products); with kTrack the element-wise minimum of x's
+// quants is taken into *smallest as well.
+template <bool kSigns, bool kTrack = false>
+inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, __m256i* smallest = nullptr) {
+  __m256 acc[4];
+  for (__m256& a : acc) a = _mm256_setzero_ps();
+  const auto add = [&](std::size_t b, __m256 scale, std::size_t i) {
     const __m256i wq = load_quants(w[b]);
-    const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
-    for (std::size_t k = 0; k < kTokens; ++k) {
-      const __m256i xq = load_quants(x[k][b]);
-      if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, xq);
-      const __m256i sum = kSigns ? signed_block_sum(magnitudes, _mm256_sign_epi8(xq, wq)) : block_sum_widened(w[b], x[k][b]);
-      acc[k][i] = _mm256_fmadd_ps(scale[k], _mm256_cvtepi32_ps(sum), acc[k][i]);
-    }
+    const __m256i xq = load_quants(x[b]);
+    if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, xq);
+    const __m256i sum =
+        kSigns ? signed_block_sum(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq)) : block_sum_widened(w[b], x[b]);
+    acc[i] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), acc[i]);
   };
   // Four blocks per iteration, so that the accumulators stay in registers.
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
     prefetch_weights_ahead<4 * sizeof(BlockQ80)>(w + b);
-    const __m256 scales = four_block_scales<kTokens>(w, x, b);
-    for (std::size_t i = 0; i < 4; ++i) {
-      __m256 scale[kTokens];
-      for (std::size_t k = 0; k < kTokens; ++k) scale[k] = broadcast_lane(scales, static_cast<int>(4 * k + i));
-      add(b + i, scale, i);
-    }
+    const __m256 scales = four_block_scales(w, x, b);
+    for (std::size_t i = 0; i < 4; ++i) add(b + i, broadcast_lane(scales, static_cast<int>(i)), i);
   }
-  for (std::size_t i = 0; b + i < blocks; ++i) {
-    __m256 scale[kTokens];
-    for (std::size_t k = 0; k < kTokens; ++k) scale[k] = block_scale(w[b + i], x[k][b + i]);
-    add(b + i, scale, i);
-  }
-  for (std::size_t k = 0; k < kTokens; ++k) {
-    const __m256 total = _mm256_add_ps(_mm256_add_ps(acc[k][0], acc[k][2]), _mm256_add_ps(acc[k][1], acc[k][3]));
-    *out[k] = simd::horizontal_sum(total);
-  }
+  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, block_scale(w[b + i], x[b + i]), i);
+  return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3])));
 }
 
 // Row w against one activation row x, of which `signs` says whether it holds no -128.
 inline float dot_one(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, bool signs) {
-  float out = 0.0f;
-  if (signs) {
-    dot_blocks<true, 1>(w, {x}, blocks, {&out});
-  } else {
-    dot_blocks<false, 1>(w, {x}, blocks, {&out});
-  }
-  return out;
+  return signs ? dot_blocks<true>(w, x, blocks) : dot_blocks<false>(w, x, blocks);
 }
 
-// About this many bytes of weight rows are walked against every token before the next rows: they
-// stay in L2 while the tokens pass.
+// About this many bytes of weight rows are walked against every tile of tokens before the next rows:
+// they stay in L2 while the tiles pass.
 inline constexpr std::size_t kChunkBytes = 128 * 1024;
 
 inline float dot_row(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) {
   __m256i smallest = _mm256_set1_epi8(127);
-  float signs = 0.0f;
-  dot_blocks<true, 1, true>(w, {x}, blocks, {&signs}, &smallest);
+  const float signs = dot_blocks<true, true>(w, x, blocks, &smallest);
   return holds_minus128(smallest) ? dot_one(w, x, blocks, false) : signs;
 }
 
@@ -155,28 +119,91 @@ inline void dot_rows(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std
   for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one(w + r * blocks, x, blocks, signs);
 }
 
-// Chunks of rows against the tokens two at a time (one token alone where it or its partner holds
-// -128, and the last of an odd count); each chunk scans its tokens for -128 again, a pass over x
-// that costs a small fraction of the chunk's rows.
+// The GEMM's tiles: up to kTileTokens tokens whose quants hold no -128 (a tile short of tokens
+// repeats its first; their results are dropped), with their d as floats, block-major.
+inline constexpr std::size_t kTileTokens = 8;
+
+struct TokenTile {
+  const BlockQ80* x[kTileTokens];
+  std::size_t column[kTileTokens];  // the token's index in the call
+  std::size_t n;
+};
+
+// One row against a tile in four passes, pass i over the blocks at positions i mod 4: those that
+// the row kernel accumulates in its i-th accumulator, in its order, each with the same FMA of the
+// same scale d_w * d_x. So each token needs one accumulator at a time, and every (row, token) gets
+// the row kernel's bits. dx[b * kTileTokens + t]: token t's d of block b.
+inline void row_against_tile(const BlockQ80* w, std::size_t blocks, const TokenTile& tile, const float* dx,
+                             float* out, std::size_t out_stride) {
+  alignas(32) float passes[4][kTileTokens][8];
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (std::size_t i = 0; i < 4; ++i) {
+    __m256 acc[kTileTokens];
+    for (__m256& a : acc) a = _mm256_setzero_ps();
+    for (std::size_t b = i; b < blocks; b += 4) {
+      const __m256i wq = load_quants(w[b]);
+      const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
+      alignas(32) float scales[kTileTokens];
+      _mm256_store_ps(scales, _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(w[b].d)), _mm256_load_ps(dx + b * kTileTokens)));
+      for (std::size_t t = 0; t < kTileTokens; ++t) {
+        const __m256i signed_x = _mm256_sign_epi8(load_quants(tile.x[t][b]), wq);
+        const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, signed_x), ones);
+        acc[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(&scales[t]), _mm256_cvtepi32_ps(sum), acc[t]);
+      }
+    }
+    for (std::size_t t = 0; t < kTileTokens; ++t) _mm256_store_ps(passes[i][t], acc[t]);
+  }
+  for (std::size_t t = 0; t < tile.n; ++t) {
+    const auto pass = [&](std::size_t i) { return _mm256_load_ps(passes[i][t]); };
+    const __m256 total = _mm256_add_ps(_mm256_add_ps(pass(0), pass(2)), _mm256_add_ps(pass(1), pass(3)));
+    out[tile.column[t] * out_stride] = simd::horizontal_sum(total);
+  }
+}
+
+// The tokens without -128 go in tiles of 8 against chunks of rows that stay in L2 while the tiles
+// pass; a token with -128 runs the widened single-token dot over the chunk.
 inline void gemm(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t tokens, std::size_t blocks,
                  float* out, std::size_t out_stride) {
+  thread_local std::vector<TokenTile> tiles;
+  thread_local std::vector<float> scales;  // per tile, dx block-major
+  thread_local std::vector<std::size_t> widened;
+  tiles.clear();
+  widened.clear();
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const BlockQ80* const xt = x + t * blocks;
+    if (!signs_flip_exactly(xt, blocks)) {
+      widened.push_back(t);
+      continue;
+    }
+    if (tiles.empty() || tiles.back().n == kTileTokens) tiles.push_back({});
+    TokenTile& tile = tiles.back();
+    tile.x[tile.n] = xt;
+    tile.column[tile.n] = t;
+    ++tile.n;
+  }
+  scales.resize(tiles.size() * blocks * kTileTokens);
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    TokenTile& tile = tiles[i];
+    for (std::size_t t = tile.n; t < kTileTokens; ++t) tile.x[t] = tile.x[0];
+    float* const dx = scales.data() + i * blocks * kTileTokens;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      for (std::size_t t = 0; t < kTileTokens; ++t) dx[b * kTileTokens + t] = _cvtsh_ss(tile.x[t][b].d);
+    }
+  }
   const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / (blocks * sizeof(BlockQ80)));
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = std::min(chunk, rows - first_row);
     const BlockQ80* const chunk_w = w + first_row * blocks;
-    for (std::size_t t = 0; t < tokens;) {
-      const BlockQ80* const x0 = x + t * blocks;
-      float* const out0 = out + t * out_stride + first_row;
-      const bool signs = signs_flip_exactly(x0, blocks);
-      if (signs && t + 1 < tokens && signs_flip_exactly(x0 + blocks, blocks)) {
-        for (std::size_t r = 0; r < chunk_rows; ++r) {
-          dot_blocks<true, 2>(chunk_w + r * blocks, {x0, x0 + blocks}, blocks, {out0 + r, out0 + out_stride + r});
-        }
-        t += 2;
-        continue;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const float* const dx = scales.data() + i * blocks * kTileTokens;
+      for (std::size_t r = 0; r < chunk_rows; ++r) {
+        row_against_tile(chunk_w + r * blocks, blocks, tiles[i], dx, out + first_row + r, out_stride);
       }
-      for (std::size_t r = 0; r < chunk_rows; ++r) out0[r] = dot_one(chunk_w + r * blocks, x0, blocks, signs);
-      t += 1;
+    }
+    for (const std::size_t t : widened) {
+      for (std::size_t r = 0; r < chunk_rows; ++r) {
+        out[t * out_stride + first_row + r] = dot_one(chunk_w + r * blocks, x + t * blocks, blocks, false);
+      }
     }
   }
 }

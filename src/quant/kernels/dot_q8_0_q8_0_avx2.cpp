@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "brick/quant/q8_0.hpp"
@@ -119,8 +120,8 @@ inline void dot_rows(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std
   for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one(w + r * blocks, x, blocks, signs);
 }
 
-// The GEMM's tiles: up to kTileTokens tokens whose quants hold no -128 (a tile short of tokens
-// repeats its first; their results are dropped), with their d as floats, block-major.
+// The GEMM's tiles: up to kTileTokens tokens whose quants hold no -128, with their d as floats,
+// block-major (in a tile short of tokens the lanes past them keep whatever they held, unused).
 inline constexpr std::size_t kTileTokens = 8;
 
 struct TokenTile {
@@ -129,35 +130,44 @@ struct TokenTile {
   std::size_t n;
 };
 
-// One row against a tile in four passes, pass i over the blocks at positions i mod 4: those that
-// the row kernel accumulates in its i-th accumulator, in its order, each with the same FMA of the
-// same scale d_w * d_x. So each token needs one accumulator at a time, and every (row, token) gets
-// the row kernel's bits. dx[b * kTileTokens + t]: token t's d of block b.
+// One row against the first T tokens of a tile in four passes, pass i over the blocks at positions
+// i mod 4: those that the row kernel accumulates in its i-th accumulator, in its order, each with
+// the same FMA of the same scale d_w * d_x. So each token needs one accumulator at a time, and
+// every (row, token) gets the row kernel's bits. dx[b * kTileTokens + t]: token t's d of block b.
+template <std::size_t T>
 inline void row_against_tile(const BlockQ80* w, std::size_t blocks, const TokenTile& tile, const float* dx,
                              float* out, std::size_t out_stride) {
-  alignas(32) float passes[4][kTileTokens][8];
+  alignas(32) float passes[4][T][8];
   const __m256i ones = _mm256_set1_epi16(1);
   for (std::size_t i = 0; i < 4; ++i) {
-    __m256 acc[kTileTokens];
+    __m256 acc[T];
     for (__m256& a : acc) a = _mm256_setzero_ps();
     for (std::size_t b = i; b < blocks; b += 4) {
       const __m256i wq = load_quants(w[b]);
       const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
       alignas(32) float scales[kTileTokens];
       _mm256_store_ps(scales, _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(w[b].d)), _mm256_load_ps(dx + b * kTileTokens)));
-      for (std::size_t t = 0; t < kTileTokens; ++t) {
+      for (std::size_t t = 0; t < T; ++t) {
         const __m256i signed_x = _mm256_sign_epi8(load_quants(tile.x[t][b]), wq);
         const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, signed_x), ones);
         acc[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(&scales[t]), _mm256_cvtepi32_ps(sum), acc[t]);
       }
     }
-    for (std::size_t t = 0; t < kTileTokens; ++t) _mm256_store_ps(passes[i][t], acc[t]);
+    for (std::size_t t = 0; t < T; ++t) _mm256_store_ps(passes[i][t], acc[t]);
   }
-  for (std::size_t t = 0; t < tile.n; ++t) {
+  for (std::size_t t = 0; t < T; ++t) {
     const auto pass = [&](std::size_t i) { return _mm256_load_ps(passes[i][t]); };
     const __m256 total = _mm256_add_ps(_mm256_add_ps(pass(0), pass(2)), _mm256_add_ps(pass(1), pass(3)));
     out[tile.column[t] * out_stride] = simd::horizontal_sum(total);
   }
+}
+
+// row_against_tile for the tile's own number of tokens.
+inline void row_against(const BlockQ80* w, std::size_t blocks, const TokenTile& tile, const float* dx, float* out,
+                        std::size_t out_stride) {
+  [&]<std::size_t... N>(std::index_sequence<N...>) {
+    ((tile.n == N + 1 ? row_against_tile<N + 1>(w, blocks, tile, dx, out, out_stride) : void()), ...);
+  }(std::make_index_sequence<kTileTokens>{});
 }
 
 // The tokens without -128 go in tiles of 8 against chunks of rows that stay in L2 while the tiles
@@ -183,11 +193,10 @@ inline void gemm(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::si
   }
   scales.resize(tiles.size() * blocks * kTileTokens);
   for (std::size_t i = 0; i < tiles.size(); ++i) {
-    TokenTile& tile = tiles[i];
-    for (std::size_t t = tile.n; t < kTileTokens; ++t) tile.x[t] = tile.x[0];
+    const TokenTile& tile = tiles[i];
     float* const dx = scales.data() + i * blocks * kTileTokens;
     for (std::size_t b = 0; b < blocks; ++b) {
-      for (std::size_t t = 0; t < kTileTokens; ++t) dx[b * kTileTokens + t] = _cvtsh_ss(tile.x[t][b].d);
+      for (std::size_t t = 0; t < tile.n; ++t) dx[b * kTileTokens + t] = _cvtsh_ss(tile.x[t][b].d);
     }
   }
   const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / (blocks * sizeof(BlockQ80)));
@@ -197,7 +206,7 @@ inline void gemm(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::si
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       const float* const dx = scales.data() + i * blocks * kTileTokens;
       for (std::size_t r = 0; r < chunk_rows; ++r) {
-        row_against_tile(chunk_w + r * blocks, blocks, tiles[i], dx, out + first_row + r, out_stride);
+        row_against(chunk_w + r * blocks, blocks, tiles[i], dx, out + first_row + r, out_stride);
       }
     }
     for (const std::size_t t : widened) {

@@ -146,7 +146,7 @@ inline void row_against_tile(const BlockQ80* w, std::size_t blocks, const TokenT
       const __m256i wq = load_quants(w[b]);
       const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
       alignas(32) float scales[kTileTokens];
-      _mm256_store_ps(scales, _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(w[b].d)), _mm256_load_ps(dx + b * kTileTokens)));
+      _mm256_store_ps(scales, _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(w[b].d)), _mm256_loadu_ps(dx + b * kTileTokens)));
       for (std::size_t t = 0; t < T; ++t) {
         const __m256i signed_x = _mm256_sign_epi8(load_quants(tile.x[t][b]), wq);
         const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, signed_x), ones);

@@ -44,15 +44,18 @@
   X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Gemm, 5)      \
   X(Q4K, q4k_q8k, Scalar, scalar, Row, 1)                 \
   X(Q4K, q4k_q8k, Avx2, avx2, RowGemm, 4)                 \
+  X(Q4K, q4k_q8k, AvxVnni, avxvnni, RowGemm, 4)           \
   X(Q4K, q4k_q8k, Avx512, avx512, Gemm, 5)                \
   X(Q4K, q4k_q8k, Avx512Vnni, avx512vnni, Gemm, 10)       \
   X(Q5K, q5k_q8k, Scalar, scalar, Row, 1)                 \
   X(Q5K, q5k_q8k, Avx2, avx2, RowGemm, 4)                 \
+  X(Q5K, q5k_q8k, AvxVnni, avxvnni, RowGemm, 4)           \
   X(Q5K, q5k_q8k, Avx512, avx512, Gemm, 5)                \
   X(Q5K, q5k_q8k, Avx512Vnni, avx512vnni, Gemm, 10)       \
   X(Q5K, q5k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)       \
   X(Q6K, q6k_q8k, Scalar, scalar, Row, 1)                 \
   X(Q6K, q6k_q8k, Avx2, avx2, RowGemm, 4)                 \
+  X(Q6K, q6k_q8k, AvxVnni, avxvnni, RowGemm, 4)           \
   X(Q6K, q6k_q8k, Avx512, avx512, Gemm, 5)                \
   X(Q6K, q6k_q8k, Avx512Vnni, avx512vnni, Gemm, 10)       \
   X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)

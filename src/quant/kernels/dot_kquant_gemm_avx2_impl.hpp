@@ -110,6 +110,26 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
   constexpr int kRun = std::min(kDwords, 32767 / (2 * kLargestQuant<Block> * 128));
   static_assert(kRun >= 1 && kDwords % kRun == 0);
   for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm256_setzero_si256();
+#if defined(__AVXVNNI__)
+  // With AVX-VNNI one vpdpbusd per dword sums the sub-block in int32, and one vpmulld scales it.
+  for (int j = 0; j < 256 / kSubBlock; ++j) {
+    __m256i sums[R];
+    for (std::size_t r = 0; r < R; ++r) sums[r] = _mm256_setzero_si256();
+    for (int k = 0; k < kDwords; ++k) {
+      const int dword = j * kDwords + k;
+      const __m256i activations = _mm256_load_si256(&x.qx[dword]);
+      for (std::size_t r = 0; r < R; ++r) {
+        std::int32_t quants;
+        std::memcpy(&quants, w[r]->q + 4 * dword, sizeof quants);
+        sums[r] = _mm256_dpbusd_avx_epi32(sums[r], _mm256_set1_epi32(quants), activations);
+      }
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      const __m256i scale = _mm256_srai_epi32(_mm256_set1_epi32(w[r]->scale_pairs[j]), 16);
+      scaled[r] = _mm256_add_epi32(scaled[r], _mm256_mullo_epi32(sums[r], scale));
+    }
+  }
+#else
   for (int j = 0; j < 256 / kSubBlock; ++j) {
     for (int run = 0; run < kDwords; run += kRun) {
       __m256i sums[R];
@@ -128,6 +148,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
       }
     }
   }
+#endif
   for (std::size_t r = 0; r < R; ++r) {
     __m256i pairs = _mm256_setzero_si256();
     for (int p = 0; p < 8; ++p) {

@@ -1,122 +1,16 @@
-// Q6_K·Q8_K with AVX2. The 6-bit quants are used unsigned (0..63) so that _mm256_maddubs_epi16 can
-// multiply them with the signed Q8_K quants; the -32 offset is removed once per super-block through
-// Q8_K's group sums: sum(sc_j * (q-32) . y) = sum(sc_j * q . y) - 32 * sum(sc_j * bsum_j).
-// maddubs cannot saturate here: two products of at most 63 * 128 stay below 2^15.
-// Each block's integer sum is reduced exactly before its float scale is applied (four blocks per
-// reduction), so the only rounding is one float multiply-add per block, as in the reference.
-#include <immintrin.h>
-
-#include <cstddef>
-#include <cstdint>
-
+// Q6_K·Q8_K with AVX2; the kernels themselves are in dot_q6k_avx2_impl.hpp.
 #include "quant/kernels/dot_kernel_list.hpp"
-#include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
-#include "quant/kernels/weight_prefetch.hpp"
+#include "quant/kernels/dot_q6k_avx2_impl.hpp"
 
 namespace brick::quant::kernels {
-namespace {
-
-// The 16 sub-block scales as int16, even ones in the low 128-bit lane and odd ones in the high
-// lane: chunk c (32 values, sub-blocks 2c and 2c+1) then needs element c of each lane repeated,
-// one in-lane shuffle.
-inline __m256i split_scales(__m128i scales) {
-  const __m128i even_then_odd = _mm_set_epi8(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0);
-  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, even_then_odd));
-}
-
-inline __m256i chunk_scales(__m256i split, int c) {
-  return _mm256_shuffle_epi8(split, _mm256_set1_epi16(static_cast<short>((2 * c + 1) << 8 | 2 * c)));
-}
-
-// The block's integer sum sum_j sc_j * (q - 32) . y, spread over 8 int32 lanes.
-inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
-  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
-  const __m256i split = split_scales(scales);
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                 _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
-  for (int half = 0; half < 2; ++half) {
-    __m256i q[4];
-    unpack_q6k_half(w, half, q);
-    for (int k = 0; k < 4; ++k) {
-      const int chunk = 4 * half + k;
-      const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * chunk));
-      const __m256i products = _mm256_maddubs_epi16(q[k], y);
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, chunk_scales(split, chunk)));
-    }
-  }
-  return sum;
-}
-
-// [sum(v0), sum(v1), sum(v2), sum(v3)], exact.
-inline __m128i lane_sums(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
-  const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
-  return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-}
-
-inline float scale(const BlockQ6K& w, const BlockQ8K& x) { return _cvtsh_ss(w.d) * x.d; }
-
-inline float horizontal_sum(__m128 v) {
-  v = _mm_add_ps(v, _mm_movehl_ps(v, v));
-  v = _mm_add_ss(v, _mm_movehdup_ps(v));
-  return _mm_cvtss_f32(v);
-}
-
-// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
-inline void unpack_lane_weights(const BlockQ6K& w, Avx2LaneWeights& out) {
-  for (int half = 0; half < 2; ++half) {
-    __m256i q[4];
-    unpack_q6k_half(w, half, q);
-    for (int k = 0; k < 4; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 128 * half + 32 * k), q[k]);
-  }
-  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
-  // (sc_j, sc_j): sc_j widened to int16 in both halves of a dword.
-  const __m256i words = _mm256_cvtepi8_epi16(scales);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale_pairs),
-                     _mm256_unpacklo_epi16(_mm256_permute4x64_epi64(words, 0x50), _mm256_permute4x64_epi64(words, 0x50)));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale_pairs + 8),
-                     _mm256_unpacklo_epi16(_mm256_permute4x64_epi64(words, 0xFA), _mm256_permute4x64_epi64(words, 0xFA)));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), words);
-  out.d = _cvtsh_ss(w.d);
-  out.dmin = 0.0f;
-}
-
-}  // namespace
 
 float dot_q6k_q8k_avx2(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  __m128 acc = _mm_setzero_ps();
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    prefetch_weights_ahead<4 * sizeof(BlockQ6K)>(w + b);
-    // One statement per block, in ascending address order: the hardware prefetchers follow an
-    // ascending stream (as function arguments the blocks were evaluated last to first).
-    // The blocks' sums are paired as they come, so that fewer of them are live at once.
-    const __m256i s0 = block_sum(w[b], x[b]);
-    const __m256i s01 = _mm256_hadd_epi32(s0, block_sum(w[b + 1], x[b + 1]));
-    const __m256i s2 = block_sum(w[b + 2], x[b + 2]);
-    const __m256i s23 = _mm256_hadd_epi32(s2, block_sum(w[b + 3], x[b + 3]));
-    const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
-                                scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
-    const __m256i s = _mm256_hadd_epi32(s01, s23);
-    const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
-  }
-  if (b < blocks) {
-    __m256i sums[4] = {};
-    alignas(16) float d[4] = {};
-    for (std::size_t i = 0; b + i < blocks; ++i) {
-      sums[i] = block_sum(w[b + i], x[b + i]);
-      d[i] = scale(w[b + i], x[b + i]);
-    }
-    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc);
-  }
-  return horizontal_sum(acc);
+  return dot_q6k_row(w, x, blocks);
 }
 
-void gemm_q6k_q8k_avx2(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
-                       float* out, std::size_t out_stride) noexcept {
-  dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
-                                  [](const BlockQ6K& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
+void gemm_q6k_q8k_avx2(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens,
+                     std::size_t blocks, float* out, std::size_t out_stride) noexcept {
+  gemm_q6k(w, rows, x, tokens, blocks, out, out_stride);
 }
 
 }  // namespace brick::quant::kernels

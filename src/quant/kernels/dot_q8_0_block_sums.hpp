@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -80,6 +81,37 @@ inline BlockTerms block_terms(const BlockQ80& w) {
   total = _mm_add_epi64(total, _mm_unpackhi_epi64(total, total));
   return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)),
           _cvtsh_ss(w.d)};
+}
+
+// R rows from w (their terms from `terms`) against a tile's n tokens, one per float lane of V:
+// block_values(rows, row_terms, b, tile block) gives t_b for the R rows, and the groups' trees add
+// them (blocks past the row's last as +0, as in the row kernels' lanes); out[t * out_stride + r] for
+// t < n. next.step() once per group.
+template <class V, std::size_t R, class Tile, class BlockValues>
+inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t blocks, const Tile* tile,
+                      std::size_t n, float* out, std::size_t out_stride, NextChunkPrefetch& next,
+                      const BlockValues& block_values) {
+  constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
+  const BlockQ80* rows[R];
+  const BlockTerms* row_terms[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    rows[r] = w + r * blocks;
+    row_terms[r] = terms + r * blocks;
+  }
+  RowLanes<V, R> acc{};
+  for (std::size_t g = 0; g < blocks; g += kGroup) {
+    next.step();
+    acc = acc + group_tree<RowLanes<V, R>>([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[I]);
+      if (b < blocks) return block_values(rows, row_terms, b, tile[g + I]);
+      return RowLanes<V, R>{};
+    });
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    float sums[kLanes];
+    std::memcpy(sums, &acc.v[r], sizeof sums);
+    for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
+  }
 }
 
 // About this many bytes of weight rows are walked against every tile of tokens before the next

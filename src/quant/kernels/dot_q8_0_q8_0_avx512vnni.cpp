@@ -253,37 +253,6 @@ inline RowLanes<__v16sf, R> block_values(const BlockQ80* const (&rows)[R], const
   return t;
 }
 
-// R rows from w (their terms from `terms`) against the tile's n tokens; out[t * out_stride + r]
-// for t < n.
-template <std::size_t R>
-inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t blocks, const TokenLaneBlock* tile,
-                      std::size_t n, float* out, std::size_t out_stride, NextChunkPrefetch& next) {
-  const BlockQ80* rows[R];
-  const BlockTerms* row_terms[R];
-  for (std::size_t r = 0; r < R; ++r) {
-    rows[r] = w + r * blocks;
-    row_terms[r] = terms + r * blocks;
-  }
-  RowLanes<__v16sf, R> acc;
-  for (std::size_t r = 0; r < R; ++r) acc.v[r] = _mm512_setzero_ps();
-  for (std::size_t g = 0; g < blocks; g += kGroup) {
-    next.step();
-    // Blocks past the row's last are +0, as in the row kernels' lanes.
-    acc = acc + group_tree<RowLanes<__v16sf, R>>([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[I]);
-      if (b < blocks) return block_values<R>(rows, row_terms, b, tile[g + I]);
-      RowLanes<__v16sf, R> zero;
-      for (std::size_t r = 0; r < R; ++r) zero.v[r] = _mm512_setzero_ps();
-      return zero;
-    });
-  }
-  for (std::size_t r = 0; r < R; ++r) {
-    alignas(64) float sums[kGroup];
-    _mm512_store_ps(sums, acc.v[r]);
-    for (std::size_t t = 0; t < n; ++t) out[t * out_stride + r] = sums[t];
-  }
-}
-
 }  // namespace
 
 float dot_q8_0_q8_0_avx512vnni(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) noexcept {
@@ -306,7 +275,11 @@ void gemm_q8_0_q8_0_avx512vnni(const BlockQ80* w, std::size_t rows, const BlockQ
       w, rows, x, tokens, blocks, out, out_stride, rearrange_tokens,
       [&]<std::size_t R>(std::integral_constant<std::size_t, R>, const BlockQ80* rows_w, const BlockTerms* terms,
                          const TokenLaneBlock* tile, std::size_t n, float* tile_out, NextChunkPrefetch& next) {
-        lane_rows<R>(rows_w, terms, blocks, tile, n, tile_out, out_stride, next);
+        lane_rows<__v16sf, R>(rows_w, terms, blocks, tile, n, tile_out, out_stride, next,
+                             [](const BlockQ80* const (&rows)[R], const BlockTerms* const (&row_terms)[R],
+                                std::size_t b, const TokenLaneBlock& x) {
+                               return block_values<R>(rows, row_terms, b, x);
+                             });
       });
 }
 

@@ -97,6 +97,16 @@ inline constexpr int kLargestQuant<BlockQ5K> = 31;
 template <>
 inline constexpr int kLargestQuant<BlockQ6K> = 63;
 
+// acc + per dword the sum of the products of a's and b's int16 pairs: one vpdpwssd with AVX-VNNI,
+// vpmaddwd and vpaddd without (the same exact int32).
+inline __m256i add_pair_products(__m256i acc, __m256i a, __m256i b) {
+#if defined(__AVXVNNI__)
+  return _mm256_dpwssd_avx_epi32(acc, a, b);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+#endif
+}
+
 // The integer totals of one block of R rows for 8 tokens, each activation load shared by the rows:
 // scaled = sum_j sc_j * (q_j . x_j) (Q6_K: with q - 32), and for Q4_K / Q5_K mins = sum_j m_j *
 // (sum of x_j).
@@ -144,7 +154,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
         }
       }
       for (std::size_t r = 0; r < R; ++r) {
-        scaled[r] = _mm256_add_epi32(scaled[r], _mm256_madd_epi16(sums[r], _mm256_set1_epi32(w[r]->scale_pairs[j])));
+        scaled[r] = add_pair_products(scaled[r], sums[r], _mm256_set1_epi32(w[r]->scale_pairs[j]));
       }
     }
   }
@@ -152,7 +162,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
   for (std::size_t r = 0; r < R; ++r) {
     __m256i pairs = _mm256_setzero_si256();
     for (int p = 0; p < 8; ++p) {
-      pairs = _mm256_add_epi32(pairs, _mm256_madd_epi16(x.bsum_pairs[p], _mm256_set1_epi32(w[r]->pairs[p])));
+      pairs = add_pair_products(pairs, x.bsum_pairs[p], _mm256_set1_epi32(w[r]->pairs[p]));
     }
     if constexpr (kHasMins) {
       mins[r] = pairs;

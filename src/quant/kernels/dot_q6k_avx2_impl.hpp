@@ -46,7 +46,7 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
       const int chunk = 4 * half + k;
       const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * chunk));
       const __m256i products = _mm256_maddubs_epi16(q[k], y);
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, chunk_scales(split, chunk)));
+      sum = add_pair_products(sum, products, chunk_scales(split, chunk));
     }
   }
   return sum;

@@ -80,8 +80,8 @@ inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
         _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 1) << 8 | 4 * c)));
     const __m256i scale_hi =
         _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 3) << 8 | (4 * c + 2))));
-    out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_lo, y_lo), scale_lo));
-    out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(_mm256_maddubs_epi16(q_hi, y_hi), scale_hi));
+    out.scaled = add_pair_products(out.scaled, _mm256_maddubs_epi16(q_lo, y_lo), scale_lo);
+    out.scaled = add_pair_products(out.scaled, _mm256_maddubs_epi16(q_hi, y_hi), scale_hi);
   });
   return out;
 }

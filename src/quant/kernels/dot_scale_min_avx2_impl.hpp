@@ -1,7 +1,8 @@
 #pragma once
-// Q4_K·Q8_K and Q5_K·Q8_K with AVX2, shared by dot_q4k_q8k_avx2.cpp and dot_q5k_q8k_avx2.cpp: 32
-// quants per _mm256_maddubs_epi16 (unsigned 0..31 times signed Q8_K, so no saturation), the 6-bit
-// sub-block scales applied with _mm256_madd_epi16, and the mins taken from Q8_K's group sums:
+// Q4_K·Q8_K and Q5_K·Q8_K with AVX2, shared by dot_q4k_q8k_avx2.cpp and dot_q5k_q8k_avx2.cpp (and
+// their AVX-VNNI twins): 32 quants per _mm256_maddubs_epi16 (unsigned 0..31 times signed Q8_K, so no
+// saturation), the 6-bit sub-block scales applied with _mm256_madd_epi16 (vpdpwssd with AVX-VNNI),
+// and the mins taken from Q8_K's group sums:
 // sum(d*sc_j*q - dmin*m_j) . y = d * sum(sc_j * q . y) - dmin * sum(m_j * bsum_j). Both integer sums
 // of a block are reduced exactly before the float scales are applied (four blocks per reduction), so
 // the only rounding is one float multiply-add per sum, as in the reference. Everything here is in
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "brick/quant/kquants.hpp"
 #include "core/simd_avx2.hpp"
@@ -63,23 +65,36 @@ struct BlockSums {
   __m256i mins = _mm256_setzero_si256();    // sum_j m_j * bsum_j over 8 int32 lanes
 };
 
+// What a block's integer sums take from its scales and mins, laid out to be loaded: dword j of
+// scale_pairs is (sc_j, sc_j) as int16, the vpmaddwd operand of sub-block j, broadcast from memory
+// (a load, where a shuffle in registers takes a vector port the products need); word i of mins is
+// m_{i/2}, against Q8_K's 16 bsums (each min applies to two group sums of 16).
+struct alignas(32) BlockScales {
+  std::int32_t scale_pairs[8];
+  std::int16_t mins[16];
+};
+
+inline void prepare_scales(const std::uint8_t* packed, BlockScales& out) {
+  const __m128i scales_mins = unpack_scales_mins(packed);
+  const __m128i pairs_0_3 = _mm_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1);
+  const __m128i pairs_4_7 = _mm_setr_epi8(4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1);
+  const __m128i repeat_mins = _mm_setr_epi8(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+  _mm_store_si128(reinterpret_cast<__m128i*>(out.scale_pairs), _mm_shuffle_epi8(scales_mins, pairs_0_3));
+  _mm_store_si128(reinterpret_cast<__m128i*>(out.scale_pairs + 4), _mm_shuffle_epi8(scales_mins, pairs_4_7));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins),
+                     _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, repeat_mins)));
+}
+
 template <class Block>
-inline BlockSums block_sums(const Block& w, const BlockQ8K& x) {
-  // Each min applies to two Q8_K group sums of 16: repeat every min byte twice.
-  const __m128i repeat_mins = _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-  const __m128i scales_mins = unpack_scales_mins(w.scales);
+inline BlockSums block_sums(const Block& w, const BlockScales& scales, const BlockQ8K& x) {
   BlockSums out;
-  const __m256i mins = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, repeat_mins));
-  out.mins = _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
-  // Scales as int16 in both 128-bit lanes, so an in-lane shuffle can broadcast any one of them.
-  const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_mins));
+  out.mins = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales.mins)),
+                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
   for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
     const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c));
     const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c + 32));
-    const __m256i scale_lo =
-        _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 1) << 8 | 4 * c)));
-    const __m256i scale_hi =
-        _mm256_shuffle_epi8(scales, _mm256_set1_epi16(static_cast<short>((4 * c + 3) << 8 | (4 * c + 2))));
+    const __m256i scale_lo = _mm256_set1_epi32(scales.scale_pairs[2 * c]);
+    const __m256i scale_hi = _mm256_set1_epi32(scales.scale_pairs[2 * c + 1]);
     out.scaled = add_pair_products(out.scaled, _mm256_maddubs_epi16(q_lo, y_lo), scale_lo);
     out.scaled = add_pair_products(out.scaled, _mm256_maddubs_epi16(q_hi, y_hi), scale_hi);
   });
@@ -136,19 +151,28 @@ inline __m256 four_block_scales(const Block* w, const BlockQ8K* x) {
 template <class Block>
 inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t blocks) {
   __m256 acc = _mm256_setzero_ps();
+  // The scales of each group of four blocks are prepared one group ahead, into the buffer the group
+  // before used: stored in one iteration and loaded in the next, they stay in memory (prepared and
+  // used in one iteration, the compiler forwards the stores into shuffles).
+  BlockScales buffers[2][4];
+  BlockScales* now = buffers[0];
+  BlockScales* next = buffers[1];
+  for (std::size_t i = 0; i < 4 && i < blocks; ++i) prepare_scales(w[i].scales, now[i]);
   std::size_t b = 0;
   // Whole groups of four: no loop over the group, so that its sums and scales stay in registers.
   for (; b + 4 <= blocks; b += 4) {
     prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
-    const BlockSums sums[4] = {block_sums(w[b], x[b]), block_sums(w[b + 1], x[b + 1]),
-                               block_sums(w[b + 2], x[b + 2]), block_sums(w[b + 3], x[b + 3])};
+    const BlockSums sums[4] = {block_sums(w[b], now[0], x[b]), block_sums(w[b + 1], now[1], x[b + 1]),
+                               block_sums(w[b + 2], now[2], x[b + 2]), block_sums(w[b + 3], now[3], x[b + 3])};
+    for (std::size_t i = 0; i < 4 && b + 4 + i < blocks; ++i) prepare_scales(w[b + 4 + i].scales, next[i]);
+    std::swap(now, next);
     acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(sums)), acc);
   }
   if (b < blocks) {
     BlockSums sums[4];
     alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
     for (std::size_t i = 0; b + i < blocks; ++i) {
-      sums[i] = block_sums(w[b + i], x[b + i]);
+      sums[i] = block_sums(w[b + i], now[i], x[b + i]);
       scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
       scales[4 + i] = -(_cvtsh_ss(w[b + i].dmin) * x[b + i].d);
     }

@@ -59,16 +59,26 @@ inline void rearrange_tokens_avx2(const BlockQ8K* x, std::size_t n, std::size_t 
 }
 
 // The weight side of one block of one row: quants unsigned in value order, per sub-block its scale
-// as an int16 pair (sc_j, sc_j), the int16 pairs that multiply the tokens' bsum pairs (Q4_K, Q5_K:
-// (m_j, m_j); Q6_K: (sc_2p, sc_2p+1)), and the float scales of the row kernel: Q4_K, Q5_K d and
-// dmin; Q6_K d.
+// as the GEMM multiplies with it (lane_scale_operands), the int16 pairs that multiply the tokens'
+// bsum pairs (Q4_K, Q5_K: (m_j, m_j); Q6_K: (sc_2p, sc_2p+1)), and the float scales of the row
+// kernel: Q4_K, Q5_K d and dmin; Q6_K d.
 struct alignas(32) Avx2LaneWeights {
   std::uint8_t q[256];
-  std::int32_t scale_pairs[16];
+  std::int32_t scales[16];
   std::int32_t pairs[8];
   float d;
   float dmin;
 };
+
+// Eight sub-block scales (int32) as Avx2LaneWeights keeps them: without AVX-VNNI the int16 pair
+// (sc, sc) that vpmaddwd multiplies a run of products with, with AVX-VNNI sc itself, for vpmulld.
+inline __m256i lane_scale_operands(__m256i scales) {
+#if defined(__AVXVNNI__)
+  return scales;
+#else
+  return _mm256_or_si256(_mm256_and_si256(scales, _mm256_set1_epi32(0xFFFF)), _mm256_slli_epi32(scales, 16));
+#endif
+}
 
 // Q6_K's quants of half `half` (128 values) unsigned (0..63), in value order: values 0..31 are the
 // low nibbles of ql[0..31] with qh bits 0-1, 32..63 those of ql[32..63] with bits 2-3, 64..95 the
@@ -135,8 +145,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
       }
     }
     for (std::size_t r = 0; r < R; ++r) {
-      const __m256i scale = _mm256_srai_epi32(_mm256_set1_epi32(w[r]->scale_pairs[j]), 16);
-      scaled[r] = _mm256_add_epi32(scaled[r], _mm256_mullo_epi32(sums[r], scale));
+      scaled[r] = _mm256_add_epi32(scaled[r], _mm256_mullo_epi32(sums[r], _mm256_set1_epi32(w[r]->scales[j])));
     }
   }
 #else
@@ -154,7 +163,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
         }
       }
       for (std::size_t r = 0; r < R; ++r) {
-        scaled[r] = add_pair_products(scaled[r], sums[r], _mm256_set1_epi32(w[r]->scale_pairs[j]));
+        scaled[r] = add_pair_products(scaled[r], sums[r], _mm256_set1_epi32(w[r]->scales[j]));
       }
     }
   }

@@ -74,12 +74,10 @@ inline void unpack_lane_weights(const BlockQ6K& w, Avx2LaneWeights& out) {
     for (int k = 0; k < 4; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 128 * half + 32 * k), q[k]);
   }
   const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
-  // (sc_j, sc_j): sc_j widened to int16 in both halves of a dword.
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(_mm256_cvtepi8_epi32(scales)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales + 8),
+                     lane_scale_operands(_mm256_cvtepi8_epi32(_mm_srli_si128(scales, 8))));
   const __m256i words = _mm256_cvtepi8_epi16(scales);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale_pairs),
-                     _mm256_unpacklo_epi16(_mm256_permute4x64_epi64(words, 0x50), _mm256_permute4x64_epi64(words, 0x50)));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale_pairs + 8),
-                     _mm256_unpacklo_epi16(_mm256_permute4x64_epi64(words, 0xFA), _mm256_permute4x64_epi64(words, 0xFA)));
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), words);
   out.d = _cvtsh_ss(w.d);
   out.dmin = 0.0f;

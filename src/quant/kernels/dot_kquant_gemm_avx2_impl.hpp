@@ -132,20 +132,27 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
   for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm256_setzero_si256();
 #if defined(__AVXVNNI__)
   // With AVX-VNNI one vpdpbusd per dword sums the sub-block in int32, and one vpmulld scales it.
-  for (int j = 0; j < 256 / kSubBlock; ++j) {
-    __m256i sums[R];
-    for (std::size_t r = 0; r < R; ++r) sums[r] = _mm256_setzero_si256();
+  // Two sub-blocks at a time: 2 * R chains of vpdpbusd in flight.
+  for (int j = 0; j < 256 / kSubBlock; j += 2) {
+    __m256i sums[2][R];
+    for (auto& pair : sums) {
+      for (auto& sum : pair) sum = _mm256_setzero_si256();
+    }
     for (int k = 0; k < kDwords; ++k) {
-      const int dword = j * kDwords + k;
-      const __m256i activations = _mm256_load_si256(&x.qx[dword]);
-      for (std::size_t r = 0; r < R; ++r) {
-        std::int32_t quants;
-        std::memcpy(&quants, w[r]->q + 4 * dword, sizeof quants);
-        sums[r] = _mm256_dpbusd_avx_epi32(sums[r], _mm256_set1_epi32(quants), activations);
+      for (int h = 0; h < 2; ++h) {
+        const int dword = (j + h) * kDwords + k;
+        const __m256i activations = _mm256_load_si256(&x.qx[dword]);
+        for (std::size_t r = 0; r < R; ++r) {
+          std::int32_t quants;
+          std::memcpy(&quants, w[r]->q + 4 * dword, sizeof quants);
+          sums[h][r] = _mm256_dpbusd_avx_epi32(sums[h][r], _mm256_set1_epi32(quants), activations);
+        }
       }
     }
-    for (std::size_t r = 0; r < R; ++r) {
-      scaled[r] = _mm256_add_epi32(scaled[r], _mm256_mullo_epi32(sums[r], _mm256_set1_epi32(w[r]->scales[j])));
+    for (int h = 0; h < 2; ++h) {
+      for (std::size_t r = 0; r < R; ++r) {
+        scaled[r] = _mm256_add_epi32(scaled[r], _mm256_mullo_epi32(sums[h][r], _mm256_set1_epi32(w[r]->scales[j + h])));
+      }
     }
   }
 #else

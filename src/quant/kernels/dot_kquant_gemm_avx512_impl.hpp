@@ -131,18 +131,25 @@ inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& 
   constexpr int kSubBlock = kHasMins<Dot> ? 32 : 16;
   constexpr int kDwords = kSubBlock / 4;
   for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm512_setzero_si512();
-  for (int j = 0; j < 256 / kSubBlock; ++j) {
-    __m512i sums[R];
-    for (std::size_t r = 0; r < R; ++r) sums[r] = _mm512_setzero_si512();
+  // Two sub-blocks at a time: 2 * R chains of vpdpbusd in flight.
+  for (int j = 0; j < 256 / kSubBlock; j += 2) {
+    __m512i sums[2][R];
+    for (auto& pair : sums) {
+      for (auto& sum : pair) sum = _mm512_setzero_si512();
+    }
     for (int k = 0; k < kDwords; ++k) {
-      const int dword = j * kDwords + k;
-      const __m512i values = _mm512_load_si512(&x.qx[dword]);
-      for (std::size_t r = 0; r < R; ++r) {
-        sums[r] = _mm512_dpbusd_epi32(sums[r], values, _mm512_set1_epi32(load_dword(w[r]->q + 4 * dword)));
+      for (int h = 0; h < 2; ++h) {
+        const int dword = (j + h) * kDwords + k;
+        const __m512i values = _mm512_load_si512(&x.qx[dword]);
+        for (std::size_t r = 0; r < R; ++r) {
+          sums[h][r] = _mm512_dpbusd_epi32(sums[h][r], values, _mm512_set1_epi32(load_dword(w[r]->q + 4 * dword)));
+        }
       }
     }
-    for (std::size_t r = 0; r < R; ++r) {
-      scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(sums[r], _mm512_set1_epi32(w[r]->scales[j])));
+    for (int h = 0; h < 2; ++h) {
+      for (std::size_t r = 0; r < R; ++r) {
+        scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(sums[h][r], _mm512_set1_epi32(w[r]->scales[j + h])));
+      }
     }
   }
   for (std::size_t r = 0; r < R; ++r) {

@@ -131,14 +131,17 @@ inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& 
   constexpr int kSubBlock = kHasMins<Dot> ? 32 : 16;
   constexpr int kDwords = kSubBlock / 4;
   for (std::size_t r = 0; r < R; ++r) scaled[r] = _mm512_setzero_si512();
-  // Two sub-blocks at a time: 2 * R chains of vpdpbusd in flight.
-  for (int j = 0; j < 256 / kSubBlock; j += 2) {
-    __m512i sums[2][R];
+  // Two sub-blocks at a time (2 * R chains of vpdpbusd in flight) while that body is at most 64 of
+  // them: on an Intel Xeon 1.025-1.04x as fast as one at a time for four rows (and for eight rows of
+  // Q6_K: 1.03-1.04x); eight rows of Q4_K or Q5_K two at a time ran at 0.65x.
+  constexpr int kTogether = R * 2 * kDwords <= 64 ? 2 : 1;
+  for (int j = 0; j < 256 / kSubBlock; j += kTogether) {
+    __m512i sums[kTogether][R];
     for (auto& pair : sums) {
       for (auto& sum : pair) sum = _mm512_setzero_si512();
     }
     for (int k = 0; k < kDwords; ++k) {
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < kTogether; ++h) {
         const int dword = (j + h) * kDwords + k;
         const __m512i values = _mm512_load_si512(&x.qx[dword]);
         for (std::size_t r = 0; r < R; ++r) {
@@ -146,7 +149,7 @@ inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& 
         }
       }
     }
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < kTogether; ++h) {
       for (std::size_t r = 0; r < R; ++r) {
         scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(sums[h][r], _mm512_set1_epi32(w[r]->scales[j + h])));
       }
@@ -218,10 +221,10 @@ inline void lane_rows(const LaneWeights* w, std::size_t blocks, const TokenLaneB
 inline constexpr std::size_t kUnpackedChunkBytes = 256 * 1024;
 
 // The GEMM kernel: every tile of 16 tokens rearranged once into the calling thread's buffer; then
-// chunks of rows, unpacked once, each against every tile, four rows at a time (sharing the
-// activation loads: on an Intel Xeon 1.10-1.17x as fast as two rows at a time, with no spill in the
-// loop; a build of four rows that spilled registers ran at 0.6x on Zen 4), the next chunk
-// prefetched meanwhile.
+// chunks of rows (a multiple of eight), unpacked once, each against every tile, eight rows at a time
+// (sharing the activation loads, which a tile streams from L2: on an Intel Xeon four rows were
+// 1.10-1.17x as fast as two and eight 1.04-1.09x as fast as four; a build of four rows that spilled
+// registers in the loop ran at 0.6x on Zen 4), the next chunk prefetched meanwhile.
 template <class Block, class Dot>
 inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                 std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride) {
@@ -233,20 +236,23 @@ inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows
     const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
     rearrange_tokens(x + t * kLaneTokens * blocks, n, blocks, tiles.data() + t * blocks);
   }
-  std::size_t chunk = kUnpackedChunkBytes / (blocks * sizeof(LaneWeights)) / 2 * 2;
-  if (chunk < 2) chunk = 2;
+  std::size_t chunk = kUnpackedChunkBytes / (blocks * sizeof(LaneWeights)) / 8 * 8;
+  if (chunk < 8) chunk = 8;
   if (unpacked.size() < chunk * blocks) unpacked.resize(chunk * blocks);
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = rows - first_row < chunk ? rows - first_row : chunk;
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) unpack_lane_weights(dot, w[first_row * blocks + i], unpacked[i]);
     const std::size_t next_rows = rows - first_row - chunk_rows < chunk ? rows - first_row - chunk_rows : chunk;
     NextChunkPrefetch next(w + (first_row + chunk_rows) * blocks, next_rows * blocks * sizeof(Block),
-                           tile_count * (chunk_rows / 4 + chunk_rows % 4) * blocks);
+                           tile_count * (chunk_rows / 8 + chunk_rows % 8 / 4 + chunk_rows % 4) * blocks);
     for (std::size_t t = 0; t < tile_count; ++t) {
       const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
       const TokenLaneBlock* const tile = tiles.data() + t * blocks;
       float* const tile_out = out + t * kLaneTokens * out_stride + first_row;
       std::size_t r = 0;
+      for (; r + 8 <= chunk_rows; r += 8) {
+        lane_rows<8, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride, next);
+      }
       for (; r + 4 <= chunk_rows; r += 4) {
         lane_rows<4, Dot>(unpacked.data() + r * blocks, blocks, tile, n, tile_out + r, out_stride, next);
       }

@@ -241,12 +241,13 @@ TEST_P(DotKernelTest, FourRunsKernelGivesTheRowKernelsBitsForRunsAnywhere) {
 }
 
 TEST_P(DotKernelTest, GemmGivesTheRowKernelsBitsForEveryRowAndToken) {
-  // Token counts around the micro-kernel's tile of eight, rows on both sides of four, an output
-  // stride wider than the rows (the fused ops' layout); every slot the GEMM must not write keeps
-  // its sentinel.
+  // Token counts around the micro-kernel's tile of eight, rows on both sides of four and of eight
+  // (13 = a pass of eight, one of four and a single row; and a chunk of eight then one of five
+  // where a chunk of unpacked rows holds eight), an output stride wider than the rows (the fused
+  // ops' layout); every slot the GEMM must not write keeps its sentinel.
   run([](auto, const auto& kernel, auto testing) {
     for (const std::size_t length : testing.lengths()) {
-      for (const std::size_t rows : {1u, 3u, 5u}) {
+      for (const std::size_t rows : {1u, 3u, 5u, 13u}) {
         for (const std::size_t tokens : {1u, 2u, 7u, 8u, 9u, 17u}) {
           const auto w = testing.random_weights(rows * length, rows * 1000 + length + tokens);
           const auto x = testing.random_activations(tokens * length, 10 * length + tokens);

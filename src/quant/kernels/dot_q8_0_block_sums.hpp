@@ -120,11 +120,12 @@ inline constexpr std::size_t kChunkBytes = 128 * 1024;
 
 // The GEMM's walk: every tile of kTile tokens rearranged once into the calling thread's buffer of
 // Tile blocks (rearrange(x, n, blocks, tile), each group's blocks in kVisitBlock's order); then
-// chunks of rows, their blocks' terms computed once, each chunk against every tile, two rows at a
-// time (sharing the activation loads): lane_rows(std::integral_constant<R>, w, terms, tile, n, out,
-// next) for R = 2 or a last 1, writing out[t * out_stride + r] for the tile's t < n and calling
-// next.step() once per group, which prefetches a slice of the next chunk's rows.
-template <class Tile, std::size_t kTile, class Rearrange, class LaneRows>
+// chunks of rows (a multiple of kRows), their blocks' terms computed once, each chunk against every
+// tile, kRows rows at a time (sharing the activation loads; 4 or 2): lane_rows(
+// std::integral_constant<R>, w, terms, tile, n, out, next) for R = kRows, then 2 and a last 1,
+// writing out[t * out_stride + r] for the tile's t < n and calling next.step() once per group, which
+// prefetches a slice of the next chunk's rows.
+template <class Tile, std::size_t kTile, std::size_t kRows, class Rearrange, class LaneRows>
 inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x,
                           std::size_t tokens, std::size_t blocks, float* out,
                           std::size_t out_stride, const Rearrange& rearrange,
@@ -140,7 +141,7 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
               tiles.data() + t * tile_blocks);
   }
   const std::size_t chunk =
-      std::max<std::size_t>(2, kChunkBytes / (blocks * sizeof(BlockQ80)) / 2 * 2);
+      std::max<std::size_t>(kRows, kChunkBytes / (blocks * sizeof(BlockQ80)) / kRows * kRows);
   if (terms.size() < chunk * blocks) terms.resize(chunk * blocks);
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = std::min(chunk, rows - first_row);
@@ -148,12 +149,18 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
     for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
     const std::size_t next_rows = std::min(chunk, rows - first_row - chunk_rows);
     NextChunkPrefetch next(chunk_w + chunk_rows * blocks, next_rows * blocks * sizeof(BlockQ80),
-                           tile_count * ((chunk_rows + 1) / 2) * tile_groups);
+                           tile_count * (chunk_rows / kRows + chunk_rows % kRows / 2 + chunk_rows % 2) * tile_groups);
     for (std::size_t t = 0; t < tile_count; ++t) {
       const Tile* const tile = tiles.data() + t * tile_blocks;
       const std::size_t n = std::min(kTile, tokens - t * kTile);
       float* const tile_out = out + t * kTile * out_stride + first_row;
       std::size_t r = 0;
+      if constexpr (kRows > 2) {
+        for (; r + kRows <= chunk_rows; r += kRows) {
+          lane_rows(std::integral_constant<std::size_t, kRows>{}, chunk_w + r * blocks,
+                    terms.data() + r * blocks, tile, n, tile_out + r, next);
+        }
+      }
       for (; r + 2 <= chunk_rows; r += 2) {
         lane_rows(std::integral_constant<std::size_t, 2>{}, chunk_w + r * blocks,
                   terms.data() + r * blocks, tile, n, tile_out + r, next);

@@ -271,7 +271,8 @@ void dot_q8_0_q8_0_four_runs_avx512vnni(const BlockQ80* const (&starts)[4], std:
 
 void gemm_q8_0_q8_0_avx512vnni(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t tokens,
                                std::size_t blocks, float* out, std::size_t out_stride) noexcept {
-  gemm_in_tiles<TokenLaneBlock, kGroup>(
+  // Four rows at a time: on an Intel Xeon 1.04-1.25x as fast as two.
+  gemm_in_tiles<TokenLaneBlock, kGroup, 4>(
       w, rows, x, tokens, blocks, out, out_stride, rearrange_tokens,
       [&]<std::size_t R>(std::integral_constant<std::size_t, R>, const BlockQ80* rows_w, const BlockTerms* terms,
                          const TokenLaneBlock* tile, std::size_t n, float* tile_out, NextChunkPrefetch& next) {

@@ -70,13 +70,18 @@ struct alignas(32) Avx2LaneWeights {
   float dmin;
 };
 
+// Each int32 v (of int16 range) as the int16 pair (v, v) that vpmaddwd multiplies a pair with.
+inline __m256i int16_pairs(__m256i values) {
+  return _mm256_or_si256(_mm256_and_si256(values, _mm256_set1_epi32(0xFFFF)), _mm256_slli_epi32(values, 16));
+}
+
 // Eight sub-block scales (int32) as Avx2LaneWeights keeps them: without AVX-VNNI the int16 pair
 // (sc, sc) that vpmaddwd multiplies a run of products with, with AVX-VNNI sc itself, for vpmulld.
 inline __m256i lane_scale_operands(__m256i scales) {
 #if defined(__AVXVNNI__)
   return scales;
 #else
-  return _mm256_or_si256(_mm256_and_si256(scales, _mm256_set1_epi32(0xFFFF)), _mm256_slli_epi32(scales, 16));
+  return int16_pairs(scales);
 #endif
 }
 
@@ -135,8 +140,8 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
   // Two sub-blocks at a time: 2 * R chains of vpdpbusd in flight.
   for (int j = 0; j < 256 / kSubBlock; j += 2) {
     __m256i sums[2][R];
-    for (auto& pair : sums) {
-      for (auto& sum : pair) sum = _mm256_setzero_si256();
+    for (auto& sub_block : sums) {
+      for (auto& sum : sub_block) sum = _mm256_setzero_si256();
     }
     for (int k = 0; k < kDwords; ++k) {
       for (int h = 0; h < 2; ++h) {

@@ -137,8 +137,8 @@ inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& 
   constexpr int kTogether = R * 2 * kDwords <= 64 ? 2 : 1;
   for (int j = 0; j < 256 / kSubBlock; j += kTogether) {
     __m512i sums[kTogether][R];
-    for (auto& pair : sums) {
-      for (auto& sum : pair) sum = _mm512_setzero_si512();
+    for (auto& sub_block : sums) {
+      for (auto& sum : sub_block) sum = _mm512_setzero_si512();
     }
     for (int k = 0; k < kDwords; ++k) {
       for (int h = 0; h < kTogether; ++h) {

@@ -112,7 +112,7 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
   const __m256i scales = _mm256_cvtepu8_epi32(scales_mins);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(scales));
   const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_or_si256(mins, _mm256_slli_epi32(mins, 16)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), int16_pairs(mins));
   out.d = _cvtsh_ss(w.d);
   out.dmin = _cvtsh_ss(w.dmin);
 }

@@ -19,7 +19,8 @@
 namespace brick::quant::detail {
 
 // Every weight format Brick computes with; is_computable() is true for exactly their types.
-using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat>;
+using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat,
+                              Q4KInterleavedFormat, Q5KInterleavedFormat>;
 
 // The instruction sets kernels are built for. Each belongs to one backend and needs that backend's
 // features plus its own.
@@ -239,12 +240,20 @@ void run_gemm(const DotKernel<Format>& kernel, const typename Format::Weight* w,
   }
 }
 
-// Calls visit(Format{}) for the format of weight type `type`; false when Brick has none.
+// Calls visit(Format{}) for the format of weight type `type` in `layout`; false when Brick has none.
+template <class Visitor>
+bool with_format(TensorType type, WeightLayout layout, Visitor&& visit) {
+  return std::apply(
+      [&](auto... formats) {
+        return ((decltype(formats)::kType == type && decltype(formats)::kLayout == layout ? (visit(formats), true)
+                                                                                          : false) ||
+                ...);
+      },
+      DotFormats{});
+}
 template <class Visitor>
 bool with_format(TensorType type, Visitor&& visit) {
-  return std::apply(
-      [&](auto... formats) { return ((decltype(formats)::kType == type ? (visit(formats), true) : false) || ...); },
-      DotFormats{});
+  return with_format(type, WeightLayout::Plain, visit);
 }
 
 }  // namespace brick::quant::detail

@@ -115,14 +115,7 @@ ScaleMinBlock quantize_scale_min(const float* x, const ScaleMinFit& fit) {
     auto lm = static_cast<std::uint8_t>(nearest_int(inv_min * mins[j]));
     ls = std::min<std::uint8_t>(kMaxScale, ls);
     lm = std::min<std::uint8_t>(kMaxScale, lm);
-    if (j < 4) {
-      block.scales[j] = ls;
-      block.scales[j + 4] = lm;
-    } else {
-      block.scales[j + 4] = static_cast<std::uint8_t>((ls & 0xF) | ((lm & 0xF) << 4));
-      block.scales[j - 4] |= static_cast<std::uint8_t>((ls >> 4) << 6);
-      block.scales[j] |= static_cast<std::uint8_t>((lm >> 4) << 6);
-    }
+    pack_scale_min(block.scales, j, {ls, lm});
   }
   block.d = fp32_to_fp16(max_scale / kMaxScale);
   block.dmin = fp32_to_fp16(max_min / kMaxScale);

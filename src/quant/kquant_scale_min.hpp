@@ -49,6 +49,19 @@ constexpr ScaleMin unpack_scale_min(const std::uint8_t* packed, int j) noexcept 
           static_cast<std::uint8_t>((packed[j + 4] >> 4) | ((packed[j] >> 6) << 4))};
 }
 
+// Stores sub-block j's 6-bit scale and min where unpack_scale_min() reads them; called for j = 0..7
+// in order (sub-blocks 4-7 add their top bits to bytes the first four wrote).
+constexpr void pack_scale_min(std::uint8_t* packed, int j, ScaleMin sm) noexcept {
+  if (j < 4) {
+    packed[j] = sm.scale;
+    packed[j + 4] = sm.min;
+  } else {
+    packed[j + 4] = static_cast<std::uint8_t>((sm.scale & 0xF) | ((sm.min & 0xF) << 4));
+    packed[j - 4] |= static_cast<std::uint8_t>((sm.scale >> 4) << 6);
+    packed[j] |= static_cast<std::uint8_t>((sm.min >> 4) << 6);
+  }
+}
+
 // The float scales and mins of sub-blocks j and j + 1 (j even), as ggml's dequantizers compute them:
 // d * scale and dmin * min, each rounded once.
 struct SubBlockPair {

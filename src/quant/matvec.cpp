@@ -19,12 +19,15 @@
 namespace brick::quant {
 
 std::size_t WeightMatrix::row_bytes() const noexcept {
-  return quant::row_bytes(type_, cols_).value_or(0);
+  return quant::row_bytes(type_, layout_, cols_).value_or(0);
 }
 
 void validate(const WeightMatrix& w, std::string_view what) {
   if (!is_computable(w.type())) {
     throw InvalidArgument(fmt::format("{}: Brick has no kernels for {} weights", what, name(w.type())));
+  }
+  if (!block_bytes(w.type(), w.layout())) {
+    throw InvalidArgument(fmt::format("{}: {} weights have no {} layout", what, name(w.type()), name(w.layout())));
   }
   const std::size_t block = traits(w.type()).block_values;
   if (w.cols() == 0 || w.cols() % block != 0) {
@@ -44,7 +47,19 @@ void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) 
     throw InvalidArgument(fmt::format("dequantize_row: row {} of a {}x{} matrix into {} floats", r, w.rows(),
                                       w.cols(), out.size()));
   }
-  dequantize(w.type(), std::span(w.row(r), w.row_bytes()), out);
+  const std::span<const std::byte> row(w.row(r), w.row_bytes());
+  if (w.layout() == WeightLayout::Plain) return dequantize(w.type(), row, out);
+  // An interleaved row back in the plain layout first: the same values, dequantized as such.
+  const std::size_t blocks = w.cols() / kBlockSize;
+  if (w.type() == TensorType::Q4_K) {
+    std::vector<BlockQ4K> plain(blocks);
+    deinterleave_q4k({reinterpret_cast<const BlockQ4KInterleaved*>(row.data()), blocks}, plain);
+    dequantize_q4k(plain, out);
+  } else {
+    std::vector<BlockQ5K> plain(blocks);
+    deinterleave_q5k({reinterpret_cast<const BlockQ5KInterleaved*>(row.data()), blocks}, plain);
+    dequantize_q5k(plain, out);
+  }
 }
 
 namespace detail {
@@ -81,6 +96,7 @@ void tokens_call(const RowSource& source, std::size_t first, std::size_t count, 
 // The calling thread's activation buffers, grown on first use of a wider x.
 struct Scratch {
   std::vector<BlockQ8K> q8k;
+  std::vector<BlockQ8K> q8k_interleaved;
   std::vector<BlockQ80> q8_0;
   std::vector<fp16_t> f16;
   std::vector<bf16_t> bf16;
@@ -101,16 +117,31 @@ void set_conversion_work(KernelScope& scope, std::span<const float> x, std::span
   scope.set_work(x.size(), flops_per_value * n, 4.0 * n + static_cast<double>(out.size_bytes()));
 }
 
-// x in `type`, converted into the scratch buffers unless it is x itself.
-const void* convert(ActivationType type, std::span<const float> x, Scratch& scratch, Backend backend) {
+// Q8_K blocks permuted for interleaved weights, into the scratch buffer.
+const BlockQ8K* interleaved(std::span<const BlockQ8K> q8k, Scratch& scratch, Backend backend) {
+  KernelScope scope("interleave_q8k", backend);
+  const std::span<BlockQ8K> out = grown(scratch.q8k_interleaved, q8k.size());
+  interleave_q8k(q8k, out);
+  scope.set_work(q8k.size(), 0.0, 2.0 * static_cast<double>(out.size_bytes()));
+  return out.data();
+}
+
+// x in `type`, converted into the scratch buffers unless it is x itself. `q8k` is x in Q8_K when
+// an earlier conversion made it, else null; it is set when this one makes it.
+const void* convert(ActivationType type, std::span<const float> x, Scratch& scratch, Backend backend,
+                    const void*& q8k) {
   switch (type) {
     case ActivationType::F32: return x.data();
-    case ActivationType::Q8K: {
-      KernelScope scope("quantize_q8k", backend);
-      const std::span<BlockQ8K> out = grown(scratch.q8k, x.size() / kBlockSize);
-      quantize_q8k(x, out, backend);
-      set_conversion_work<BlockQ8K>(scope, x, out, kQuantizeFlopsPerValue);
-      return out.data();
+    case ActivationType::Q8K:
+    case ActivationType::Q8KInterleaved: {
+      const std::span<BlockQ8K> blocks = grown(scratch.q8k, x.size() / kBlockSize);
+      if (q8k == nullptr) {
+        KernelScope scope("quantize_q8k", backend);
+        quantize_q8k(x, blocks, backend);
+        set_conversion_work<BlockQ8K>(scope, x, std::span<const BlockQ8K>(blocks), kQuantizeFlopsPerValue);
+        q8k = blocks.data();
+      }
+      return type == ActivationType::Q8K ? q8k : interleaved(blocks, scratch, backend);
     }
     case ActivationType::Q8_0: {
       KernelScope scope("quantize_q8_0", backend);
@@ -142,7 +173,8 @@ double activation_bytes(ActivationType type, std::size_t cols) noexcept {
   const auto n = static_cast<double>(cols);
   switch (type) {
     case ActivationType::F32: return 4.0 * n;
-    case ActivationType::Q8K: return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
+    case ActivationType::Q8K:
+    case ActivationType::Q8KInterleaved: return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
     case ActivationType::Q8_0: return static_cast<double>(cols / kQ80BlockSize * sizeof(BlockQ80));
     case ActivationType::F16:
     case ActivationType::BF16: break;
@@ -195,7 +227,7 @@ double pass_bytes(std::span<const RowSource> sources, std::size_t cols, std::siz
 
 RowSource row_source(const WeightMatrix& w, Backend backend) {
   RowSource source{w.type(), ActivationType::F32, w.data().data(), w.rows(), w.row_bytes()};
-  const bool known = with_format(w.type(), [&](auto format) {
+  const bool known = with_format(w.type(), w.layout(), [&](auto format) {
     using Format = decltype(format);
     source.activation = Format::kActivation;
     source.blocks = w.cols() / Format::kValues;
@@ -207,7 +239,10 @@ RowSource row_source(const WeightMatrix& w, Backend backend) {
     source.gemm_batch = select_kernel<Format>(backend).gemm_batch;
     source.tokens_call = &tokens_call<Format>;
   });
-  if (!known) throw InvalidArgument(fmt::format("mat-vec: Brick has no kernels for {} weights", name(w.type())));
+  if (!known) {
+    throw InvalidArgument(
+        fmt::format("mat-vec: Brick has no kernels for {} weights in the {} layout", name(w.type()), name(w.layout())));
+  }
   return source;
 }
 
@@ -215,9 +250,10 @@ Activations prepare_activations(std::span<const RowSource> sources, std::span<co
   thread_local Scratch scratch;
   Activations activations;
   activations.cols = x.size();
+  const void* q8k = nullptr;
   for (const RowSource& source : sources) {
     if (activations.data[static_cast<std::size_t>(source.activation)] == nullptr) {
-      activations.set(source.activation, convert(source.activation, x, scratch, backend));
+      activations.set(source.activation, convert(source.activation, x, scratch, backend, q8k));
     }
   }
   return activations;
@@ -295,13 +331,20 @@ void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float
             Backend backend) {
   require_shapes(w, xq.size() * kBlockSize, y.size());
   const detail::RowSource source = detail::row_source(w, backend);
-  if (source.activation != detail::ActivationType::Q8K) {
+  if (source.activation != detail::ActivationType::Q8K && source.activation != detail::ActivationType::Q8KInterleaved) {
     throw InvalidArgument(fmt::format("matvec: {} weights do not take Q8_K activations", name(w.type())));
   }
   detail::require_consistent_bsums(xq, "matvec");
   detail::Activations x;
   x.cols = cols(w);
-  x.set(detail::ActivationType::Q8K, xq.data());
+  if (source.activation == detail::ActivationType::Q8K) {
+    x.set(detail::ActivationType::Q8K, xq.data());
+  } else {
+    thread_local std::vector<BlockQ8K> permuted;
+    permuted.resize(xq.size());
+    interleave_q8k(xq, permuted);
+    x.set(detail::ActivationType::Q8KInterleaved, permuted.data());
+  }
   run_matvec(source, x, y, pool, backend);
 }
 

@@ -18,6 +18,7 @@
 #include "brick/quant/fp16.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/q8_0.hpp"
+#include "brick/quant/weight_layout.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/random_data.hpp"
@@ -101,6 +102,59 @@ template <>
 struct FormatTesting<quant::detail::Q5KFormat> : KQuantTesting<quant::BlockQ5K> {};
 template <>
 struct FormatTesting<quant::detail::Q6KFormat> : KQuantTesting<quant::BlockQ6K> {};
+
+// The interleaved Q4_K and Q5_K formats: the plain format's rows, repacked, against its activations
+// permuted (interleave_q8k); the exact values are the plain rows'.
+template <class Plain, class Interleaved, void (*kInterleave)(std::span<const Plain>, std::span<Interleaved>),
+          void (*kDeinterleave)(std::span<const Interleaved>, std::span<Plain>)>
+struct InterleavedTesting {
+  using PlainTesting = KQuantTesting<Plain>;
+  using Weights = std::vector<Interleaved>;
+  using Activations = std::vector<quant::BlockQ8K>;
+
+  static Weights interleaved(const std::vector<Plain>& w) {
+    Weights out(w.size());
+    kInterleave(w, out);
+    return out;
+  }
+  static Activations interleaved(Activations x) {
+    quant::interleave_q8k(x, x);
+    return x;
+  }
+
+  static std::vector<std::size_t> lengths() { return PlainTesting::lengths(); }
+  static double tolerance(std::size_t blocks) { return PlainTesting::tolerance(blocks); }
+  static Weights random_weights(std::size_t blocks, std::uint64_t seed) {
+    return interleaved(PlainTesting::random_weights(blocks, seed));
+  }
+  static Activations random_activations(std::size_t blocks, std::uint64_t seed) {
+    return interleaved(PlainTesting::random_activations(blocks, seed));
+  }
+  static Weights extreme_weights(std::size_t blocks) { return interleaved(PlainTesting::extreme_weights(blocks)); }
+  static Activations extreme_activations(std::size_t blocks, bool negative) {
+    return interleaved(PlainTesting::extreme_activations(blocks, negative));
+  }
+  static ExactDot exact(const Weights& w, const Activations& x) {
+    std::vector<Plain> plain(w.size());
+    kDeinterleave(w, plain);
+    return PlainTesting::exact(plain, interleaved(x));
+  }
+  static std::pair<Weights, Activations> integer_rows(std::size_t blocks, std::uint64_t seed) {
+    auto [w, x] = PlainTesting::integer_rows(blocks, seed);
+    return {interleaved(w), interleaved(std::move(x))};
+  }
+  static Weights weights_from(std::span<const float> values) { return interleaved(PlainTesting::weights_from(values)); }
+  static Activations activations_from(std::span<const float> values) {
+    return interleaved(PlainTesting::activations_from(values));
+  }
+};
+
+template <>
+struct FormatTesting<quant::detail::Q4KInterleavedFormat>
+    : InterleavedTesting<quant::BlockQ4K, quant::BlockQ4KInterleaved, &quant::interleave_q4k, &quant::deinterleave_q4k> {};
+template <>
+struct FormatTesting<quant::detail::Q5KInterleavedFormat>
+    : InterleavedTesting<quant::BlockQ5K, quant::BlockQ5KInterleaved, &quant::interleave_q5k, &quant::deinterleave_q5k> {};
 
 // Q8_0 against Q8_0: integer block sums exact, each block scaled and accumulated in float lanes.
 template <>

@@ -35,6 +35,7 @@ constexpr float kSentinel = -12345.0f;
 
 struct KernelCase {
   quant::TensorType type;
+  quant::WeightLayout layout;
   Isa isa;
   std::string_view name;
   std::string_view gemm_name;
@@ -47,7 +48,7 @@ std::vector<KernelCase> table_kernels() {
       [&](auto... formats) {
         const auto add = [&](auto format) {
           for (const auto& kernel : quant::detail::kDotKernels<decltype(format)>) {
-            cases.push_back({decltype(format)::kType, kernel.isa, kernel.name, kernel.gemm_name});
+            cases.push_back({decltype(format)::kType, decltype(format)::kLayout, kernel.isa, kernel.name, kernel.gemm_name});
           }
         };
         (add(formats), ...);
@@ -80,7 +81,7 @@ class DotKernelTest : public ::testing::TestWithParam<KernelCase> {
   // check(Format{}, kernel, testing) for this instance's kernel.
   template <class Check>
   void run(Check&& check) const {
-    ASSERT_TRUE(with_format(GetParam().type, [&](auto format) {
+    ASSERT_TRUE(with_format(GetParam().type, GetParam().layout, [&](auto format) {
       using Format = decltype(format);
       check(format, *find_kernel<Format>(GetParam().isa), FormatTesting<Format>{});
     }));

@@ -34,7 +34,7 @@ inline OwnedMatrix weight_matrix(quant::TensorType type, std::size_t rows, std::
     std::vector<typename Format::Weight> w;
     if (!realistic) {
       w = Testing::random_weights(blocks, seed);
-    } else if constexpr (Format::kValues == quant::kBlockSize) {
+    } else if constexpr (Format::kValues == quant::kBlockSize && Format::kLayout == quant::WeightLayout::Plain) {
       w = realistic_blocks<typename Format::Weight>(blocks, seed);
     } else {
       w = Testing::weights_from(normal(rows * cols, seed, 0.0f, 0.02f));

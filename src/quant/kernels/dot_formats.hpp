@@ -11,17 +11,20 @@
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/q8_0.hpp"
 #include "brick/quant/tensor_type.hpp"
+#include "brick/quant/weight_layout.hpp"
 
 namespace brick::quant::detail {
 
-// The activation formats of llama.cpp's CPU mat-vecs.
-enum class ActivationType : unsigned char { F32, Q8K, Q8_0, F16, BF16 };
-inline constexpr std::size_t kActivationTypes = 5;
+// The activation formats of llama.cpp's CPU mat-vecs, and Q8_K permuted for interleaved weights
+// (interleave_q8k).
+enum class ActivationType : unsigned char { F32, Q8K, Q8_0, F16, BF16, Q8KInterleaved };
+inline constexpr std::size_t kActivationTypes = 6;
 
 template <TensorType kWeightType, class WeightBlock, ActivationType kActivationType, class ActivationBlock,
-          std::size_t kValuesPerBlock>
+          std::size_t kValuesPerBlock, WeightLayout kWeightLayout = WeightLayout::Plain>
 struct DotFormat {
   static constexpr TensorType kType = kWeightType;
+  static constexpr WeightLayout kLayout = kWeightLayout;
   static constexpr ActivationType kActivation = kActivationType;
   static constexpr std::size_t kValues = kValuesPerBlock;  // values per block
   using Weight = WeightBlock;
@@ -51,5 +54,9 @@ using Q80Format = DotFormat<TensorType::Q8_0, BlockQ80, ActivationType::Q8_0, Bl
 using Q4KFormat = DotFormat<TensorType::Q4_K, BlockQ4K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
 using Q5KFormat = DotFormat<TensorType::Q5_K, BlockQ5K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
 using Q6KFormat = DotFormat<TensorType::Q6_K, BlockQ6K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
+using Q4KInterleavedFormat = DotFormat<TensorType::Q4_K, BlockQ4KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
+                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
+using Q5KInterleavedFormat = DotFormat<TensorType::Q5_K, BlockQ5KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
+                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
 
 }  // namespace brick::quant::detail

@@ -20,7 +20,9 @@
 // 1 for a file without a GEMM kernel. The lane GEMMs cost the same for any batch up to their tile
 // of tokens (16 for VNNI, 8 below it).
 // Within a format the lines of one backend go from the least to the most preferred instruction set:
-// a backend runs the last line of its own that the CPU supports.
+// a backend runs the last line of its own that the CPU supports. The interleaved formats' AVX-512
+// lines are their AVX2 kernels built for AVX-512: the AVX-512 backend prefers plain blocks
+// (preferred_layout()), and runs interleaved ones a caller made.
 #include <cstddef>
 
 #include "ops/kernels/f32_kernels.hpp"
@@ -58,7 +60,15 @@
   X(Q6K, q6k_q8k, AvxVnni, avxvnni, RowGemm, 4)           \
   X(Q6K, q6k_q8k, Avx512, avx512, Gemm, 5)                \
   X(Q6K, q6k_q8k, Avx512Vnni, avx512vnni, Gemm, 10)       \
-  X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)
+  X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)                     \
+  X(Q4KInterleaved, q4k_interleaved_q8k, Scalar, scalar, Row, 1)        \
+  X(Q4KInterleaved, q4k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \
+  X(Q4KInterleaved, q4k_interleaved_q8k, AvxVnni, avxvnni, RowGemm, 4)  \
+  X(Q4KInterleaved, q4k_interleaved_q8k, Avx512, avx512, RowGemm, 4)    \
+  X(Q5KInterleaved, q5k_interleaved_q8k, Scalar, scalar, Row, 1)        \
+  X(Q5KInterleaved, q5k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \
+  X(Q5KInterleaved, q5k_interleaved_q8k, AvxVnni, avxvnni, RowGemm, 4)  \
+  X(Q5KInterleaved, q5k_interleaved_q8k, Avx512, avx512, RowGemm, 4)
 
 namespace brick::quant::kernels {
 

@@ -2,7 +2,8 @@
 // The AVX2 GEMM of Q4_K, Q5_K and Q6_K rows against Q8_K tokens, with the tokens in the lanes, as
 // the AVX-512 VNNI one (dot_kquant_gemm_avx512_impl.hpp) but 8 tokens wide and without VNNI: a
 // tile's activations are rearranged once so that dword k of lane t holds values 4k..4k+3 of token
-// t, and four quants of a row (unsigned, broadcast) meet them in vpmaddubsw. Its int16 pairs are
+// t (in the interleaved layout, dword k of its interleaved activations, lane_dword()), and four
+// quants of a row (unsigned, broadcast) meet them in vpmaddubsw. Its int16 pairs are
 // added as int16 over a run of dwords of one sub-block, as long as no sum can reach 2^15 (runs of 8
 // dwords for Q4_K's quants of at most 15, 4 for Q5_K's 31, 2 for Q6_K's 63, against activations of
 // magnitude at most 128), and one vpmaddwd by the sub-block's scale takes each run into int32. Four
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/weight_layout.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -111,6 +113,21 @@ template <>
 inline constexpr int kLargestQuant<BlockQ5K> = 31;
 template <>
 inline constexpr int kLargestQuant<BlockQ6K> = 63;
+template <>
+inline constexpr int kLargestQuant<BlockQ4KInterleaved> = 15;
+template <>
+inline constexpr int kLargestQuant<BlockQ5KInterleaved> = 31;
+
+// Where dword k of sub-block j (of kDwords) lies in a block's quants and in its activations: in
+// value order for plain blocks; vector k, dword j in the interleaved layout (weight_layout.hpp).
+template <class Block, int kDwords>
+constexpr int lane_dword(int j, int k) {
+  if constexpr (std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>) {
+    return 8 * k + j;
+  } else {
+    return j * kDwords + k;
+  }
+}
 
 // acc + per dword the sum of the products of a's and b's int16 pairs: one vpdpwssd with AVX-VNNI,
 // vpmaddwd and vpaddd without (the same exact int32).
@@ -145,7 +162,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
     }
     for (int k = 0; k < kDwords; ++k) {
       for (int h = 0; h < 2; ++h) {
-        const int dword = (j + h) * kDwords + k;
+        const int dword = lane_dword<Block, kDwords>(j + h, k);
         const __m256i activations = _mm256_load_si256(&x.qx[dword]);
         for (std::size_t r = 0; r < R; ++r) {
           std::int32_t quants;
@@ -166,7 +183,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
       __m256i sums[R];
       for (std::size_t r = 0; r < R; ++r) sums[r] = _mm256_setzero_si256();
       for (int k = run; k < run + kRun; ++k) {
-        const int dword = j * kDwords + k;
+        const int dword = lane_dword<Block, kDwords>(j, k);
         const __m256i activations = _mm256_load_si256(&x.qx[dword]);
         for (std::size_t r = 0; r < R; ++r) {
           std::int32_t quants;

@@ -1,24 +1,11 @@
 // The reference Q4_K·Q8_K dot product (see dot_scale_min_scalar.hpp).
-#include <cstdint>
-
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_scale_min_scalar.hpp"
 
 namespace brick::quant::kernels {
-namespace {
-
-// The 4-bit quant of value v (0..255): values come in chunks of 64 sharing 32 bytes of qs, the low
-// nibbles first, then the high nibbles.
-std::int32_t quant(const BlockQ4K& block, int v) {
-  const int sub_block = v / 32;
-  const std::uint8_t packed = block.qs[32 * (sub_block / 2) + v % 32];
-  return sub_block % 2 == 0 ? (packed & 0xF) : (packed >> 4);
-}
-
-}  // namespace
 
 float dot_q4k_q8k_scalar(const BlockQ4K* w, const BlockQ8K* x, std::size_t blocks) noexcept {
-  return dot_scale_min_reference(w, x, blocks, quant);
+  return dot_scale_min_reference(w, x, blocks);
 }
 
 }  // namespace brick::quant::kernels

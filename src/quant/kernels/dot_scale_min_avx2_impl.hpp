@@ -1,8 +1,9 @@
 #pragma once
 // Q4_K·Q8_K and Q5_K·Q8_K with AVX2, shared by dot_q4k_q8k_avx2.cpp and dot_q5k_q8k_avx2.cpp (and
-// their AVX-VNNI twins): 32 quants per _mm256_maddubs_epi16 (unsigned 0..31 times signed Q8_K, so no
-// saturation), the 6-bit sub-block scales applied with _mm256_madd_epi16 (vpdpwssd with AVX-VNNI),
-// and the mins taken from Q8_K's group sums:
+// their AVX-VNNI twins, and the kernels of the interleaved layout): 32 quants per
+// _mm256_maddubs_epi16 (unsigned 0..31 times signed Q8_K, so no saturation), the 6-bit sub-block
+// scales applied with _mm256_madd_epi16 (vpdpwssd with AVX-VNNI), and the mins taken from Q8_K's
+// group sums:
 // sum(d*sc_j*q - dmin*m_j) . y = d * sum(sc_j * q . y) - dmin * sum(m_j * bsum_j). Both integer sums
 // of a block are reduced exactly before the float scales are applied (four blocks per reduction), so
 // the only rounding is one float multiply-add per sum, as in the reference. Everything here is in
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/weight_layout.hpp"
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
@@ -22,7 +24,12 @@ namespace {
 
 // Q5_K's quants have a fifth bit in qh; Q4_K's are the nibbles alone.
 template <class Block>
-inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K>;
+inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K> || std::is_same_v<Block, BlockQ5KInterleaved>;
+
+// Blocks in the sub-block interleaved layout (brick/quant/weight_layout.hpp).
+template <class Block>
+inline constexpr bool kInterleaved =
+    std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>;
 
 // The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block, one byte each. The 12 packed bytes
 // hold the low 6 bits of scales 0-3 and mins 0-3 in bytes 0-7; scales and mins 4-7 keep their low
@@ -40,7 +47,8 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
 
 // visit(c, q_lo, q_hi) for the four chunks c of the block (32 bytes of qs each), in address order:
 // the quants unsigned, q_lo values 64c..64c+31 (the low nibbles), q_hi values 64c+32..64c+63 (the
-// high nibbles), each with its fifth bit from qh for Q5_K.
+// high nibbles), each with its fifth bit from qh for Q5_K. In the interleaved layout q_lo and q_hi
+// are its vectors 2c and 2c + 1.
 template <class Block, class Visit>
 inline void for_each_chunk(const Block& w, Visit visit) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
@@ -101,14 +109,58 @@ inline BlockSums block_sums(const Block& w, const BlockScales& scales, const Blo
   return out;
 }
 
-// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
+// The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block of either layout.
+template <class Block>
+inline __m128i scales_and_mins(const Block& w) {
+  if constexpr (kInterleaved<Block>) {
+    static_assert(offsetof(Block, mins) == offsetof(Block, scales) + 8);
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  } else {
+    return unpack_scales_mins(w.scales);
+  }
+}
+
+// The integer sums of an interleaved block. Every int16 lane pair of a vector holds one sub-block,
+// so the products add as int16 over as many vectors as no sum can reach 2^15 (all 8 for Q4_K's
+// quants of at most 15, 4 for Q5_K's 31, against activations of magnitude at most 128), and one
+// multiply by the vector of the 8 scale pairs takes them into int32. The result is the plain
+// kernel's: the same exact sums, in other lanes.
+template <class Block>
+inline BlockSums interleaved_block_sums(const Block& w, const BlockQ8K& x) {
+  constexpr int kRun = 32767 / (2 * kLargestQuant<Block> * 128);
+  static_assert(kRun >= 4 && 8 % kRun == 0);
+  const __m256i both = _mm256_broadcastsi128_si256(scales_and_mins(w));
+  const __m256i scale_pairs = _mm256_shuffle_epi8(
+      both, _mm256_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1, 4, -1, 4, -1, 5, -1, 5, -1, 6, -1,
+                             6, -1, 7, -1, 7, -1));
+  const __m256i min_pairs = _mm256_shuffle_epi8(
+      both, _mm256_setr_epi8(8, -1, 8, -1, 9, -1, 9, -1, 10, -1, 10, -1, 11, -1, 11, -1, 12, -1, 12, -1, 13, -1, 13, -1,
+                             14, -1, 14, -1, 15, -1, 15, -1));
+  BlockSums out;
+  out.mins = _mm256_madd_epi16(min_pairs, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)));
+  __m256i run = _mm256_setzero_si256();
+  for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
+    const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c));
+    const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * c + 32));
+    run = _mm256_add_epi16(run, _mm256_maddubs_epi16(q_lo, y_lo));
+    run = _mm256_add_epi16(run, _mm256_maddubs_epi16(q_hi, y_hi));
+    if ((2 * c + 2) % kRun == 0) {
+      out.scaled = add_pair_products(out.scaled, run, scale_pairs);
+      run = _mm256_setzero_si256();
+    }
+  });
+  return out;
+}
+
+// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp), in the
+// block's own order of quants.
 template <class Block>
 inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
   for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
     _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
   });
-  const __m128i scales_mins = unpack_scales_mins(w.scales);
+  const __m128i scales_mins = scales_and_mins(w);
   const __m256i scales = _mm256_cvtepu8_epi32(scales_mins);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(scales));
   const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
@@ -148,37 +200,85 @@ inline __m256 four_block_scales(const Block* w, const BlockQ8K* x) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_mul_ps(d, dx)), minus_mins, 1);
 }
 
-template <class Block>
-inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t blocks) {
+// The row kernel's walk: whole groups of four blocks, whose sums come from sums.group(b, out[4])
+// (no loop over the group, so that its sums and scales stay in registers), then the last blocks
+// one at a time from sums.one(b), their float scales as four_block_scales() computes them.
+template <class Block, class Sums>
+inline float dot_in_groups_of_four(const Block* w, const BlockQ8K* x, std::size_t blocks, Sums& sums) {
   __m256 acc = _mm256_setzero_ps();
-  // The scales of each group of four blocks are prepared one group ahead, into the buffer the group
-  // before used: stored in one iteration and loaded in the next, they stay in memory (prepared and
-  // used in one iteration, the compiler forwards the stores into shuffles).
-  BlockScales buffers[2][4];
-  BlockScales* now = buffers[0];
-  BlockScales* next = buffers[1];
-  for (std::size_t i = 0; i < 4 && i < blocks; ++i) prepare_scales(w[i].scales, now[i]);
   std::size_t b = 0;
-  // Whole groups of four: no loop over the group, so that its sums and scales stay in registers.
   for (; b + 4 <= blocks; b += 4) {
     prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
-    const BlockSums sums[4] = {block_sums(w[b], now[0], x[b]), block_sums(w[b + 1], now[1], x[b + 1]),
-                               block_sums(w[b + 2], now[2], x[b + 2]), block_sums(w[b + 3], now[3], x[b + 3])};
-    for (std::size_t i = 0; i < 4 && b + 4 + i < blocks; ++i) prepare_scales(w[b + 4 + i].scales, next[i]);
-    std::swap(now, next);
-    acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(sums)), acc);
+    BlockSums group[4];
+    sums.group(b, group);
+    acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(group)), acc);
   }
   if (b < blocks) {
-    BlockSums sums[4];
+    BlockSums group[4];
     alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
     for (std::size_t i = 0; b + i < blocks; ++i) {
-      sums[i] = block_sums(w[b + i], now[i], x[b + i]);
+      group[i] = sums.one(b + i);
       scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
       scales[4 + i] = -(_cvtsh_ss(w[b + i].dmin) * x[b + i].d);
     }
-    acc = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(sums)), acc);
+    acc = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(group)), acc);
   }
   return simd::horizontal_sum(acc);
+}
+
+// The sums of plain blocks. The scales of each group of four blocks are prepared one group ahead,
+// into the buffer the group before used: stored in one iteration and loaded in the next, they stay
+// in memory (prepared and used in one iteration, the compiler forwards the stores into shuffles).
+template <class Block>
+struct PlainSums {
+  const Block* w;
+  const BlockQ8K* x;
+  std::size_t blocks;
+  BlockScales buffers[2][4];
+  BlockScales* now = buffers[0];
+  BlockScales* next = buffers[1];
+
+  PlainSums(const Block* weights, const BlockQ8K* activations, std::size_t count)
+      : w(weights), x(activations), blocks(count) {
+    for (std::size_t i = 0; i < 4 && i < blocks; ++i) prepare_scales(w[i].scales, now[i]);
+  }
+  void group(std::size_t b, BlockSums (&out)[4]) {
+    out[0] = block_sums(w[b], now[0], x[b]);
+    out[1] = block_sums(w[b + 1], now[1], x[b + 1]);
+    out[2] = block_sums(w[b + 2], now[2], x[b + 2]);
+    out[3] = block_sums(w[b + 3], now[3], x[b + 3]);
+    for (std::size_t i = 0; i < 4 && b + 4 + i < blocks; ++i) prepare_scales(w[b + 4 + i].scales, next[i]);
+    std::swap(now, next);
+  }
+  BlockSums one(std::size_t b) const { return block_sums(w[b], now[b % 4], x[b]); }
+};
+
+// The sums of interleaved blocks, whose scales are loaded as they are stored.
+template <class Block>
+struct InterleavedSums {
+  const Block* w;
+  const BlockQ8K* x;
+
+  void group(std::size_t b, BlockSums (&out)[4]) const {
+    out[0] = interleaved_block_sums(w[b], x[b]);
+    out[1] = interleaved_block_sums(w[b + 1], x[b + 1]);
+    out[2] = interleaved_block_sums(w[b + 2], x[b + 2]);
+    out[3] = interleaved_block_sums(w[b + 3], x[b + 3]);
+  }
+  BlockSums one(std::size_t b) const { return interleaved_block_sums(w[b], x[b]); }
+};
+
+// The row kernel, for plain blocks against Q8_K and interleaved blocks against interleaved Q8_K:
+// on the same values both give the same bits.
+template <class Block>
+inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t blocks) {
+  if constexpr (kInterleaved<Block>) {
+    InterleavedSums<Block> sums{w, x};
+    return dot_in_groups_of_four(w, x, blocks, sums);
+  } else {
+    PlainSums<Block> sums(w, x, blocks);
+    return dot_in_groups_of_four(w, x, blocks, sums);
+  }
 }
 
 }  // namespace

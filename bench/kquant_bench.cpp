@@ -174,18 +174,23 @@ class GgmlGraph {
 template <class Format>
 struct BenchFormat;
 
-template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot>
+// `Interleaved` is the format of the same weights repacked (weight_layout.hpp), void where the type
+// has no such layout.
+template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot, class InterleavedFormat = void>
 struct BenchFormatOf {
   static constexpr GgmlType kGgmlType = kType;
+  using Interleaved = InterleavedFormat;
   static GgmlOracle::VecDotFn vec_dot() { return oracle().*kVecDot; }
 };
 
 template <>
-struct BenchFormat<quant::detail::Q4KFormat> : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K> {
+struct BenchFormat<quant::detail::Q4KFormat>
+    : BenchFormatOf<GgmlType::Q4_K, &GgmlOracle::ggml_vec_dot_q4_K_q8_K, quant::detail::Q4KInterleavedFormat> {
   static constexpr const char* kName = "q4k";
 };
 template <>
-struct BenchFormat<quant::detail::Q5KFormat> : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K> {
+struct BenchFormat<quant::detail::Q5KFormat>
+    : BenchFormatOf<GgmlType::Q5_K, &GgmlOracle::ggml_vec_dot_q5_K_q8_K, quant::detail::Q5KInterleavedFormat> {
   static constexpr const char* kName = "q5k";
 };
 template <>
@@ -264,11 +269,45 @@ struct HotRow {
   }
 };
 
+// Weight blocks of `Plain`, repacked into the interleaved format `Interleaved`.
+template <class Plain, class Interleaved>
+std::vector<typename Interleaved::Weight> interleaved_weights(const std::vector<typename Plain::Weight>& w) {
+  std::vector<typename Interleaved::Weight> out(w.size());
+  const WeightMatrix plain(Plain::kType, std::as_bytes(std::span(w)), 1, w.size() * kBlockSize);
+  const RepackedMatrix repacked(plain, WeightLayout::SubBlockInterleaved);
+  std::memcpy(out.data(), repacked.matrix().data().data(), repacked.matrix().data().size());
+  return out;
+}
+
+// The hot row of `Plain`, repacked, and its activations permuted to match.
+template <class Plain, class Interleaved>
+struct InterleavedHotRow {
+  std::vector<typename Interleaved::Weight> w = interleaved_weights<Plain, Interleaved>(HotRow<Plain>::get().w);
+  std::vector<BlockQ8K> x = [] {
+    std::vector<BlockQ8K> out(HotRow<Plain>::get().x.size());
+    interleave_q8k(HotRow<Plain>::get().x, out);
+    return out;
+  }();
+  static const InterleavedHotRow& get() {
+    static const InterleavedHotRow row;
+    return row;
+  }
+};
+
 template <class Format>
 void hot_dot_brick(benchmark::State& state, const quant::detail::DotKernel<Format>& kernel) {
   const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
     float s = kernel.row(row.w.data(), row.x.data(), HotRow<Format>::kBlocks);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+template <class Plain, class Interleaved>
+void hot_dot_interleaved(benchmark::State& state, const quant::detail::DotKernel<Interleaved>& kernel) {
+  const auto& row = InterleavedHotRow<Plain, Interleaved>::get();
+  for (auto _ : state) {
+    float s = kernel.row(row.w.data(), row.x.data(), HotRow<Plain>::kBlocks);
     benchmark::DoNotOptimize(s);
   }
 }
@@ -309,6 +348,17 @@ void l2_rows_brick(benchmark::State& state, const quant::detail::DotKernel<Forma
   const HotRow<Format>& row = HotRow<Format>::get();
   for (auto _ : state) {
     kernel.rows(m.w.data(), l2_rows<Format>(), row.x.data(), HotRow<Format>::kBlocks, m.out.data());
+    benchmark::ClobberMemory();
+  }
+}
+
+template <class Plain, class Interleaved>
+void l2_rows_interleaved(benchmark::State& state, const quant::detail::DotKernel<Interleaved>& kernel) {
+  static const std::vector<typename Interleaved::Weight> w = interleaved_weights<Plain, Interleaved>(L2Matrix<Plain>::get().w);
+  L2Matrix<Plain>& m = L2Matrix<Plain>::get();
+  const auto& row = InterleavedHotRow<Plain, Interleaved>::get();
+  for (auto _ : state) {
+    kernel.rows(w.data(), l2_rows<Plain>(), row.x.data(), HotRow<Plain>::kBlocks, m.out.data());
     benchmark::ClobberMemory();
   }
 }
@@ -408,6 +458,35 @@ void matvec_brick(benchmark::State& state) {
   report_bytes(state, bytes(setup.copies[0].view));
 }
 
+// The copies of the mat-vec's matrix repacked as the AVX2 kernels prefer.
+template <class Format>
+struct RepackedCopies {
+  std::vector<RepackedMatrix> copies;
+  RepackedCopies() {
+    for (const SharedMatrix<Format>& copy : MatvecSetup<Format>::get().copies) {
+      copies.emplace_back(copy.view, WeightLayout::SubBlockInterleaved);
+    }
+  }
+  static RepackedCopies& get() {
+    static RepackedCopies repacked;
+    return repacked;
+  }
+};
+
+template <class Format>
+void matvec_interleaved(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
+  const RepackedCopies<Format>& repacked = RepackedCopies<Format>::get();
+  std::size_t turn = 0;
+  for (auto _ : state) {
+    matvec(repacked.copies[turn++ % setup.count].matrix(), std::span<const float>(setup.x), std::span(setup.y),
+           pool(threads));
+    benchmark::ClobberMemory();
+  }
+  report_bytes(state, bytes(repacked.copies[0].matrix()));
+}
+
 template <class Format>
 void matvec_ggml(benchmark::State& state, bool pooled) {
   const int threads = static_cast<int>(state.range(0));
@@ -499,21 +578,56 @@ struct GateUpSetup {
   }
 };
 
-template <class Setup>
+// A matrix in the layout the AVX2 kernels prefer: repacked into `store` where that is not Plain.
+WeightMatrix avx2_layout(const WeightMatrix& w, std::vector<RepackedMatrix>& store) {
+  if (preferred_layout(w.type(), Backend::Avx2) == WeightLayout::Plain) return w;
+  return store.emplace_back(w, preferred_layout(w.type(), Backend::Avx2)).matrix();
+}
+
+// The fused op over each copy's matrices, as they are or (kInterleaved) in the AVX2 layout.
+template <class Setup, bool kInterleaved>
+struct FusedCopies {
+  std::vector<RepackedMatrix> store;
+  std::vector<std::vector<WeightMatrix>> matrices;
+  FusedCopies() {
+    store.reserve(3 * Setup::get().copies.size());
+    for (const auto& copy : Setup::get().copies) {
+      std::vector<WeightMatrix> m;
+      if constexpr (Setup::kQkv) {
+        m = {copy.q, copy.k, copy.v};
+      } else {
+        m = {copy.gate, copy.up};
+      }
+      if constexpr (kInterleaved) {
+        for (WeightMatrix& w : m) w = avx2_layout(w, store);
+      }
+      matrices.push_back(std::move(m));
+    }
+  }
+  static FusedCopies& get() {
+    static FusedCopies copies;
+    return copies;
+  }
+};
+
+template <class Setup, bool kInterleaved = false>
 void fused_brick(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   Setup& setup = Setup::get();
+  const FusedCopies<Setup, kInterleaved>& fused = FusedCopies<Setup, kInterleaved>::get();
+  double weight_bytes = 0;
+  for (const WeightMatrix& w : fused.matrices.front()) weight_bytes += bytes(w);
   for (std::size_t turn = 0; auto _ : state) {
-    const auto& copy = setup.copies[turn++ % setup.count];
+    const std::vector<WeightMatrix>& m = fused.matrices[turn++ % setup.count];
     if constexpr (Setup::kQkv) {
-      const FusedQKVOp op(copy.q, copy.k, copy.v, Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
+      const FusedQKVOp op(m[0], m[1], m[2], Setup::kHeads, Setup::kKvHeads, Setup::kHeadDim, pool(threads));
       op.run({setup.x}, setup.out, Backend::Auto);
     } else {
-      const FusedGateUpOp op(copy.gate, copy.up, pool(threads));
+      const FusedGateUpOp op(m[0], m[1], pool(threads));
       op.run({setup.x}, setup.out, Backend::Auto);
     }
   }
-  report_bytes(state, setup.weight_bytes);
+  report_bytes(state, weight_bytes);
 }
 
 template <class Setup>
@@ -660,6 +774,17 @@ void register_benchmarks() {
       hot(fmt::format("l2_rows/{}/brick_{}", type, quant::detail::name(kernel.isa)),
           [k](benchmark::State& s) { l2_rows_brick<Format>(s, *k); });
     }
+    using Interleaved = typename BenchFormat<Format>::Interleaved;
+    if constexpr (!std::is_void_v<Interleaved>) {
+      for (const quant::detail::DotKernel<Interleaved>& kernel : quant::detail::kDotKernels<Interleaved>) {
+        if (kernel.isa == quant::detail::Isa::Scalar || !quant::detail::is_supported(kernel.isa)) continue;
+        const auto* k = &kernel;
+        hot(fmt::format("hot_dot/{}/brick_{}_interleaved", type, quant::detail::name(kernel.isa)),
+            [k](benchmark::State& s) { hot_dot_interleaved<Format, Interleaved>(s, *k); });
+        hot(fmt::format("l2_rows/{}/brick_{}_interleaved", type, quant::detail::name(kernel.isa)),
+            [k](benchmark::State& s) { l2_rows_interleaved<Format, Interleaved>(s, *k); });
+      }
+    }
     hot(fmt::format("hot_dot/{}/ggml", type), hot_dot_ggml<Format>);
     hot(fmt::format("l2_rows/{}/ggml", type), l2_rows_ggml<Format>);
   });
@@ -677,14 +802,20 @@ void register_benchmarks() {
     using Format = decltype(format);
     const char* type = BenchFormat<Format>::kName;
     threaded(fmt::format("matvec/{}/brick", type), matvec_brick<Format>, 0.1);
+    if constexpr (!std::is_void_v<typename BenchFormat<Format>::Interleaved>) {
+      threaded(fmt::format("matvec/{}/brick_interleaved", type), matvec_interleaved<Format>, 0.1);
+    }
     threaded(fmt::format("matvec/{}/ggml", type), [](benchmark::State& s) { matvec_ggml<Format>(s, false); }, 0.1);
     threaded(fmt::format("matvec/{}/ggml_pool", type), [](benchmark::State& s) { matvec_ggml<Format>(s, true); }, 0.1);
   });
   threaded("fused/qkv/brick", fused_brick<QkvSetup>, 0.1);
+  threaded("fused/qkv/brick_interleaved", fused_brick<QkvSetup, true>, 0.1);
   threaded("fused/qkv/ggml_pool", fused_ggml<QkvSetup>, 0.1);
   threaded("fused/qkv_q4km/brick", fused_brick<QkvQ4KMSetup>, 0.1);
+  threaded("fused/qkv_q4km/brick_interleaved", fused_brick<QkvQ4KMSetup, true>, 0.1);
   threaded("fused/qkv_q4km/ggml_pool", fused_ggml<QkvQ4KMSetup>, 0.1);
   threaded("fused/gate_up/brick", fused_brick<GateUpSetup>, 0.1);
+  threaded("fused/gate_up/brick_interleaved", fused_brick<GateUpSetup, true>, 0.1);
   threaded("fused/gate_up/ggml_pool", fused_ggml<GateUpSetup>, 0.1);
   threaded("pool/empty_call", pool_empty_call, 0.05);
   threaded("pool/matvec256/brick", small_matvec_brick, 0.05);
@@ -790,9 +921,12 @@ void print_summary(const Collector& c) {
       const char* type = BenchFormat<Format>::kName;
       const double per_call = rows ? 16.0 * l2_rows<Format>() : 16.0;
       const double ggml = c.ns(fmt::format("{}/{}/ggml", bench, type)) / per_call;
-      for (quant::detail::Isa isa : quant::detail::kIsas) {
-        const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, quant::detail::name(isa))) / per_call;
-        if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, quant::detail::name(isa), ours, ggml, ggml / ours);
+      for (const char* layout : {"", "_interleaved"}) {
+        for (quant::detail::Isa isa : quant::detail::kIsas) {
+          const std::string kernel = fmt::format("{}{}", quant::detail::name(isa), layout);
+          const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, kernel)) / per_call;
+          if (ours > 0) fmt::print("| {} {} | {:.2f} | {:.2f} | {:.2f}x |\n", type, kernel, ours, ggml, ggml / ours);
+        }
       }
     });
   };
@@ -820,29 +954,38 @@ void print_summary(const Collector& c) {
                clock == Clock::Wall ? ", wall" : "");
     for_each_format([&](auto format) {
       const char* type = BenchFormat<decltype(format)>::kName;
-      for (int t : {1, 2}) {
-        const double bw = read_bandwidth(c, t, clock);
-        const double ours = c.gbps(fmt::format("matvec/{}/brick/{}", type, t), clock);
-        const double ggml = c.gbps(fmt::format("matvec/{}/ggml/{}", type, t), clock);
-        const double pooled = c.gbps(fmt::format("matvec/{}/ggml_pool/{}", type, t), clock);
-        if (ours == 0) continue;  // filtered out
-        fmt::print("| {} | {} | {:.1f} | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.2f}x | {:.2f}x |\n", type,
-                   t, bw, ours, 100 * ours / bw, ggml, 100 * ggml / bw, pooled, 100 * pooled / bw, ours / ggml,
-                   ours / pooled);
+      for (const char* layout : {"", "_interleaved"}) {
+        for (int t : {1, 2}) {
+          const double bw = read_bandwidth(c, t, clock);
+          // Both sides as values per second, in the bytes of the plain matrix (a repacked one is
+          // larger).
+          const double ours_ns = c.ns(fmt::format("matvec/{}/brick{}/{}", type, layout, t), clock);
+          const double plain_bytes = static_cast<double>(matrix_bytes<decltype(format)>());
+          const double ours = ours_ns == 0 ? 0 : c.gbps(fmt::format("matvec/{}/brick{}/{}", type, layout, t), clock);
+          const double ggml = c.gbps(fmt::format("matvec/{}/ggml/{}", type, t), clock);
+          const double pooled = c.gbps(fmt::format("matvec/{}/ggml_pool/{}", type, t), clock);
+          if (ours == 0) continue;  // filtered out
+          const double speed = plain_bytes / ours_ns;  // plain-matrix GB/s
+          fmt::print("| {}{} | {} | {:.1f} | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.1f} ({:.0f}%) | {:.2f}x | {:.2f}x |\n",
+                     type, layout, t, bw, ours, 100 * ours / bw, ggml, 100 * ggml / bw, pooled, 100 * pooled / bw,
+                     speed / ggml, speed / pooled);
+        }
       }
     });
   }
   fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
              "|---|---|---|---|---|---|---|\n");
   for (const char* op : {"qkv", "qkv_q4km", "gate_up"}) {
-    for (int t : {1, 2}) {
-      const std::string ours = fmt::format("fused/{}/brick/{}", op, t);
-      const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
-      const double bw = read_bandwidth(c, t);
-      if (c.ns(ours) == 0) continue;
-      fmt::print("| {} | {} | {:.1f} | {:.1f} | {:.2f}x | {:.1f} ({:.0f}%) | {:.2f}x |\n", op, t, c.ns(ours) / 1e3,
-                 c.ns(ggml) / 1e3, c.ns(ggml) / c.ns(ours), c.gbps(ours), 100 * c.gbps(ours) / bw,
-                 c.ns(ggml, Clock::Wall) / c.ns(ours, Clock::Wall));
+    for (const char* layout : {"", "_interleaved"}) {
+      for (int t : {1, 2}) {
+        const std::string ours = fmt::format("fused/{}/brick{}/{}", op, layout, t);
+        const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);
+        const double bw = read_bandwidth(c, t);
+        if (c.ns(ours) == 0) continue;
+        fmt::print("| {}{} | {} | {:.1f} | {:.1f} | {:.2f}x | {:.1f} ({:.0f}%) | {:.2f}x |\n", op, layout, t,
+                   c.ns(ours) / 1e3, c.ns(ggml) / 1e3, c.ns(ggml) / c.ns(ours), c.gbps(ours), 100 * c.gbps(ours) / bw,
+                   c.ns(ggml, Clock::Wall) / c.ns(ours, Clock::Wall));
+      }
     }
   }
   fmt::print("\n| per call | threads | brick us | ggml with_ctx us | ggml pooled us | brick wall us |\n|---|---|---|---|---|---|\n");

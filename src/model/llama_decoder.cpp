@@ -278,19 +278,46 @@ LlamaDecoder::LlamaDecoder(const LlamaConfig& config, const LlamaWeights& weight
       options_(options),
       backend_(resolve(options.backend)),
       cache_(cache_shape(config_, options)) {
-  embedding_ = std::make_unique<Embedding>(weights, options_, backend_);
+  weights_ = &repacked(weights);
+  embedding_ = std::make_unique<Embedding>(*weights_, options_, backend_);
   std::span<const float> x = embedding_->own;
   for (std::size_t i = 0; i < config_.n_layer; ++i) {
     Block& block =
-        blocks_.emplace_back(i, config_, weights.layers[i], x, cache_, pool, options_, backend_);
+        blocks_.emplace_back(i, config_, weights_->layers[i], x, cache_, pool, options_, backend_);
     x = block.own.out;
   }
-  head_ = std::make_unique<Head>(config_, weights, x, pool, options_, backend_);
+  head_ = std::make_unique<Head>(config_, *weights_, x, pool, options_, backend_);
   layer_times_.push_back({embedding_->layer.name()});
   for (const Block& block : blocks_) layer_times_.push_back({block.layer.name()});
   layer_times_.push_back({head_->layer.name()});
   tracing_ = std::make_unique<Tracing>(
-      quant::ProjectionOp(BrickId::LmHead, "logit_lens", weights.output, pool));
+      quant::ProjectionOp(BrickId::LmHead, "logit_lens", weights_->output, pool));
+}
+
+const LlamaWeights& LlamaDecoder::repacked(const LlamaWeights& weights) {
+  if (!options_.repack) return weights;
+  own_weights_ = weights;
+  repacked_.reserve(7 * config_.n_layer + 1);
+  const auto in_preferred_layout = [&](quant::WeightMatrix& w) {
+    const quant::WeightLayout layout = quant::preferred_layout(w.type(), backend_);
+    if (layout != w.layout()) w = repacked_.emplace_back(w, layout).matrix();
+  };
+  for (LlamaLayerWeights& layer : own_weights_.layers) {
+    for (quant::WeightMatrix* w : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.gate, &layer.up, &layer.down}) {
+      in_preferred_layout(*w);
+    }
+  }
+  // A tied output is the embedding table too: one copy serves both (a row dequantizes to the same
+  // floats in either layout).
+  in_preferred_layout(own_weights_.output);
+  if (own_weights_.tied_output) own_weights_.token_embd = own_weights_.output;
+  return repacked_.empty() ? weights : own_weights_;
+}
+
+double LlamaDecoder::repacked_bytes() const noexcept {
+  double total = 0.0;
+  for (const quant::RepackedMatrix& m : repacked_) total += quant::bytes(m.matrix());
+  return total;
 }
 
 LlamaDecoder::~LlamaDecoder() = default;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "brick/core/error.hpp"
+#include "brick/runtime/memory/advice.hpp"
 #include "brick/runtime/memory/mapped_file.hpp"
 
 namespace brick::model {
@@ -299,6 +300,26 @@ LlamaModel::LlamaModel(GgufFile file)
   } else {
     name_ = std::filesystem::path(file_.name()).stem().string();
   }
+}
+
+void LlamaModel::release_replaced(const LlamaWeights& in_use) const {
+  if (file_.mapping() == nullptr || in_use.layers.size() != weights_.layers.size()) return;
+  const auto release = [](const quant::WeightMatrix& ours, const quant::WeightMatrix& theirs) {
+    if (ours.data().data() != theirs.data().data() && !ours.data().empty()) advise(ours.data(), Advice::DontNeed);
+  };
+  for (std::size_t i = 0; i < weights_.layers.size(); ++i) {
+    const LlamaLayerWeights& a = weights_.layers[i];
+    const LlamaLayerWeights& b = in_use.layers[i];
+    release(a.wq, b.wq);
+    release(a.wk, b.wk);
+    release(a.wv, b.wv);
+    release(a.wo, b.wo);
+    release(a.gate, b.gate);
+    release(a.up, b.up);
+    release(a.down, b.down);
+  }
+  release(weights_.token_embd, in_use.token_embd);
+  if (!weights_.tied_output) release(weights_.output, in_use.output);
 }
 
 LlamaModel::LlamaModel(LlamaModel&&) noexcept = default;

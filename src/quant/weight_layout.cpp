@@ -18,26 +18,58 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
   if (in != out) throw InvalidArgument(fmt::format("{}: {} blocks in but room for {}", function, in, out));
 }
 
-// The 4-bit quant at position `at` of a block's 256. Plain: values 64c..64c+31 in the low nibbles
-// of bytes 32c.., the next 32 in the high ones. Interleaved: vector k's byte p in byte 32 * (k / 2)
-// + p, nibble k % 2. Both are the same function of the position.
-std::uint8_t nibble_at(const std::uint8_t* qs, std::size_t at) noexcept {
-  const std::size_t chunk = at / 64;
-  const std::uint8_t packed = qs[32 * chunk + at % 32];
-  return at % 64 < 32 ? (packed & 0xF) : (packed >> 4);
+// The 4-bit quants of a block, one byte each in position order. Both layouts store position `at`
+// in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32] (plain: value v at
+// position v; interleaved: vector k's byte p at position 32k + p), with Q5_K's fifth bit in bit
+// at / 32 of qh[at % 32].
+template <class Block>
+void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+  for (std::size_t chunk = 0; chunk < 4; ++chunk) {
+    for (std::size_t p = 0; p < 32; ++p) {
+      const std::uint8_t packed = block.qs[32 * chunk + p];
+      q[64 * chunk + p] = packed & 0xF;
+      q[64 * chunk + 32 + p] = static_cast<std::uint8_t>(packed >> 4);
+    }
+  }
+  if constexpr (requires { block.qh; }) {
+    for (std::size_t at = 0; at < kBlockSize; ++at) {
+      q[at] = static_cast<std::uint8_t>(q[at] | (((block.qh[at % 32] >> (at / 32)) & 1) << 4));
+    }
+  }
 }
 
-void set_nibble(std::uint8_t* qs, std::size_t at, std::uint8_t value) noexcept {
-  std::uint8_t& packed = qs[32 * (at / 64) + at % 32];
-  packed = at % 64 < 32 ? static_cast<std::uint8_t>((packed & 0xF0) | value)
-                        : static_cast<std::uint8_t>((packed & 0x0F) | (value << 4));
+template <class Block>
+void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
+  for (std::size_t chunk = 0; chunk < 4; ++chunk) {
+    for (std::size_t p = 0; p < 32; ++p) {
+      block.qs[32 * chunk + p] =
+          static_cast<std::uint8_t>((q[64 * chunk + p] & 0xF) | ((q[64 * chunk + 32 + p] & 0xF) << 4));
+    }
+  }
+  if constexpr (requires { block.qh; }) {
+    for (std::size_t p = 0; p < 32; ++p) {
+      std::uint8_t bits = 0;
+      for (std::size_t k = 0; k < 8; ++k) bits = static_cast<std::uint8_t>(bits | (((q[32 * k + p] >> 4) & 1) << k));
+      block.qh[p] = bits;
+    }
+  }
 }
 
-// The fifth bits: plain qh[v % 32] bit v / 32; interleaved qh[p] bit k at position 32k + p. Both are
-// bit at / 32 of byte at % 32.
-bool bit_at(const std::uint8_t* qh, std::size_t at) noexcept { return ((qh[at % 32] >> (at / 32)) & 1) != 0; }
-void set_bit(std::uint8_t* qh, std::size_t at, bool bit) noexcept {
-  if (bit) qh[at % 32] = static_cast<std::uint8_t>(qh[at % 32] | (1u << (at / 32)));
+// Quants in the other layout's position order: interleaved_position() keeps each run of four
+// values together, so it is a transpose of 8 x 8 runs of four bytes (and its own inverse).
+void permute_positions(const std::uint8_t (&in)[kBlockSize], std::uint8_t (&out)[kBlockSize]) noexcept {
+  for (std::size_t s = 0; s < 8; ++s) {
+    for (std::size_t k = 0; k < 8; ++k) std::memcpy(out + 32 * k + 4 * s, in + 32 * s + 4 * k, 4);
+  }
+}
+
+template <class From, class To>
+void permute_quants(const From& in, To& out) noexcept {
+  std::uint8_t q[kBlockSize];
+  std::uint8_t permuted[kBlockSize];
+  unpack_quants(in, q);
+  permute_positions(q, permuted);
+  pack_quants(permuted, out);
 }
 
 template <class Plain, class Interleaved>
@@ -49,13 +81,7 @@ void interleave_block(const Plain& in, Interleaved& out) {
     out.scales[j] = sm.scale;
     out.mins[j] = sm.min;
   }
-  std::memset(out.qs, 0, sizeof out.qs);
-  if constexpr (requires { out.qh; }) std::memset(out.qh, 0, sizeof out.qh);
-  for (std::size_t v = 0; v < kBlockSize; ++v) {
-    const std::size_t at = interleaved_position(v);
-    set_nibble(out.qs, at, nibble_at(in.qs, v));
-    if constexpr (requires { out.qh; }) set_bit(out.qh, at, bit_at(in.qh, v));
-  }
+  permute_quants(in, out);
 }
 
 template <class Interleaved, class Plain>
@@ -66,13 +92,7 @@ void deinterleave_block(const Interleaved& in, Plain& out) {
   for (int j = 0; j < detail::kScaleMinSubBlocks; ++j) {
     detail::pack_scale_min(out.scales, j, {in.scales[j], in.mins[j]});
   }
-  std::memset(out.qs, 0, sizeof out.qs);
-  if constexpr (requires { out.qh; }) std::memset(out.qh, 0, sizeof out.qh);
-  for (std::size_t v = 0; v < kBlockSize; ++v) {
-    const std::size_t at = interleaved_position(v);
-    set_nibble(out.qs, v, nibble_at(in.qs, at));
-    if constexpr (requires { out.qh; }) set_bit(out.qh, v, bit_at(in.qh, at));
-  }
+  permute_quants(in, out);
 }
 
 template <class In, class Out, class Convert>
@@ -131,10 +151,12 @@ void deinterleave_q5k(std::span<const BlockQ5KInterleaved> in, std::span<BlockQ5
 void interleave_q8k(std::span<const BlockQ8K> in, std::span<BlockQ8K> out) {
   require_same_size("interleave_q8k", in.size(), out.size());
   for (std::size_t b = 0; b < in.size(); ++b) {
-    std::int8_t plain[kBlockSize];
+    std::uint8_t plain[kBlockSize];
+    std::uint8_t permuted[kBlockSize];
     std::memcpy(plain, in[b].qs, sizeof plain);
+    permute_positions(plain, permuted);
     if (&in[b] != &out[b]) out[b] = in[b];
-    for (std::size_t v = 0; v < kBlockSize; ++v) out[b].qs[interleaved_position(v)] = plain[v];
+    std::memcpy(out[b].qs, permuted, sizeof permuted);
   }
 }
 

@@ -34,8 +34,10 @@ TEST_F(BrickCli, JsonHasExactlyTheDocumentedKeys) {
   const auto json = nlohmann::json::parse(o.out);
   std::vector<std::string> keys;
   for (const auto& [key, value] : json.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"generated", "profile", "prompt", "steps", "text",
-                                            "timings", "verify"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"generated", "profile", "prompt", "repacked", "steps",
+                                            "text", "timings", "verify"}));
+  EXPECT_TRUE(json["repacked"].contains("matrices"));
+  EXPECT_TRUE(json["repacked"].contains("bytes"));
   EXPECT_EQ(json["prompt"], nlohmann::json({1, 300, 301}));
   EXPECT_EQ(json["generated"].size(), 4u);
   ASSERT_EQ(json["steps"].size(), 4u);

@@ -308,6 +308,40 @@ TEST(LlamaDecoder, BatchesGiveTheLogitsOfOneTokenAtATime) {
   }
 }
 
+// On AVX2 the Q5_K matrices are repacked into the interleaved layout, which changes no bit of the
+// logits, of a batch or of single steps; a tied output is repacked once, for the lookup too.
+TEST(LlamaDecoder, RepackedWeightsGiveTheSameLogits) {
+  if (!is_supported(Backend::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
+  ThreadPool pool(2);
+  const std::vector<TokenId> tokens = {1, 17, 42, 5, 93, 17};
+  for (const bool tied : {false, true}) {
+    const TinyModel model(8, 2, true, tied, 31);
+    LlamaOptions options;
+    options.backend = Backend::Avx2;
+    options.n_ctx = 16;
+    LlamaOptions plain_options = options;
+    plain_options.repack = false;
+    LlamaDecoder repacked(model.config, model.weights, pool, options);
+    LlamaDecoder plain(model.config, model.weights, pool, plain_options);
+    // wq, wk, wo, gate and up per layer, and the Q5_K table when it is the output too.
+    EXPECT_EQ(repacked.repacked_matrices(), 5 * model.config.n_layer + (tied ? 1 : 0)) << tied;
+    EXPECT_EQ(plain.repacked_matrices(), 0u);
+    EXPECT_EQ(repacked.weights().layers[0].wq.layout(), quant::WeightLayout::SubBlockInterleaved);
+    EXPECT_EQ(repacked.weights().layers[0].wv.layout(), quant::WeightLayout::Plain);  // Q6_K
+    EXPECT_EQ(&plain.weights(), &model.weights);
+    const auto a = repacked.evaluate(std::span(tokens).first(4));
+    const auto b = plain.evaluate(std::span(tokens).first(4));
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_EQ(std::vector<float>(a->begin(), a->end()), std::vector<float>(b->begin(), b->end())) << tied;
+    for (const TokenId token : std::span(tokens).subspan(4)) {
+      const auto c = repacked.step(token);
+      const auto d = plain.step(token);
+      ASSERT_TRUE(c.has_value() && d.has_value());
+      EXPECT_EQ(std::vector<float>(c->begin(), c->end()), std::vector<float>(d->begin(), d->end())) << tied;
+    }
+  }
+}
+
 TEST(LlamaDecoder, EveryBrickVerifiesAfterABatch) {
   const TinyModel model(4, 2, true, true, 5);
   ThreadPool pool(2);

@@ -48,6 +48,7 @@ struct RunOptions {
   std::string checks = "cheap";
   bool json = false;
   bool profile = true;
+  bool repack = true;
   std::string sync = "deferred";
   std::string trace_path;
   std::size_t trace_events = 1 << 20;
@@ -311,6 +312,7 @@ void print_json(const RunOptions& o, const Run& r) {
       {"prompt", r.generation.prompt},
       {"generated", r.generation.generated},
       {"text", r.text},
+      {"repacked", {{"matrices", r.decoder.repacked_matrices()}, {"bytes", r.decoder.repacked_bytes()}}},
       {"timings",
        {{"load_ms", r.load_ms},
         {"prompt_ms", t.prompt_ms},
@@ -417,9 +419,11 @@ void run(const RunOptions& o) {
   options.kv_type = o.kv_type == "f32" ? KvType::F32 : KvType::F16;
   options.n_ctx = o.ctx > 0 ? o.ctx : std::min(config.n_ctx_train, kDefaultContextCap);
   options.bandwidth_budget = ByteBudget::from_gb_per_second(o.budget_gb_per_second);
+  options.repack = o.repack;
   require_memory(model, options.n_ctx, options.kv_type);
   ThreadPool pool(threads);
   model::LlamaDecoder decoder(config, model.weights(), pool, options);
+  model.release_replaced(decoder.weights());
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
@@ -475,10 +479,14 @@ void run(const RunOptions& o) {
                config.n_ff, config.n_vocab,
                model.file_type() ? model::name(*model.file_type()) : "mixed types",
                model.weights().bytes() / 1e6);
-    fmt::print(stderr,
-               "backend {}, {} threads, context {} ({} KV), {} bricks per token, checks {}\n\n",
+    fmt::print(stderr, "backend {}, {} threads, context {} ({} KV), {} bricks per token, checks {}\n",
                name(decoder.backend()), pool.size(), options.n_ctx, o.kv_type,
                decoder.brick_count(), o.checks);
+    if (decoder.repacked_matrices() > 0) {
+      fmt::print(stderr, "repacked {} matrices for the {} kernels ({:.1f} MB, in place of the file's)\n",
+                 decoder.repacked_matrices(), name(decoder.backend()), decoder.repacked_bytes() / 1e6);
+    }
+    fmt::print(stderr, "\n");
     fmt::print("{}", o.prompt_tokens.empty() ? o.prompt : tokenizer.decode(prompt));
     std::fflush(stdout);
   }
@@ -599,6 +607,9 @@ void add_run_command(CLI::App& app, Action& chosen) {
       ->transform(lower_case)
       ->check(CLI::IsMember({"eager", "deferred"}));
   cmd->add_flag("!--no-profile", o->profile, "Run with the profiler disabled");
+  cmd->add_flag("!--no-repack", o->repack,
+                "Keep every weight matrix in the file's layout (by default the AVX2 backend repacks Q4_K and "
+                "Q5_K ones for its kernels)");
   cmd->add_option("--trace", o->trace_path,
                   "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
   cmd->add_option("--trace-events", o->trace_events,

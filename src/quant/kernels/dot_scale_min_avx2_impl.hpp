@@ -145,7 +145,9 @@ inline BlockSums interleaved_block_sums(const Block& w, const BlockQ8K& x) {
     run = _mm256_add_epi16(run, _mm256_maddubs_epi16(q_lo, y_lo));
     run = _mm256_add_epi16(run, _mm256_maddubs_epi16(q_hi, y_hi));
     if ((2 * c + 2) % kRun == 0) {
-      out.scaled = add_pair_products(out.scaled, run, scale_pairs);
+      // vpmaddwd + vpaddd even with AVX-VNNI: vpdpwssd, on the chain of one accumulator, measured
+      // 0.95-0.98x as fast here.
+      out.scaled = _mm256_add_epi32(out.scaled, _mm256_madd_epi16(run, scale_pairs));
       run = _mm256_setzero_si256();
     }
   });

@@ -90,6 +90,29 @@ void gemm_brick(benchmark::State& state, quant::TensorType type, std::size_t row
   report(state, rows, tokens);
 }
 
+// The matrix of `type` and `rows` repacked into the sub-block interleaved layout (Q4_K, Q5_K).
+const quant::RepackedMatrix& interleaved_matrix(quant::TensorType type, std::size_t rows) {
+  static std::map<std::pair<quant::TensorType, std::size_t>, quant::RepackedMatrix> matrices;
+  auto it = matrices.find({type, rows});
+  if (it == matrices.end()) {
+    it = matrices.emplace(std::pair{type, rows}, quant::RepackedMatrix(matrix(type, rows).view(),
+                                                                       quant::WeightLayout::SubBlockInterleaved))
+             .first;
+  }
+  return it->second;
+}
+
+void gemm_brick_interleaved(benchmark::State& state, quant::TensorType type, std::size_t rows, std::size_t tokens) {
+  const quant::ProjectionOp op(BrickId::OutputProjection, "gemm", interleaved_matrix(type, rows).matrix(),
+                               pool(static_cast<int>(state.range(0))));
+  std::vector<float> out(rows * tokens);
+  for (auto _ : state) {
+    op.run({input(tokens), tokens}, out, Backend::Auto);
+    benchmark::ClobberMemory();
+  }
+  report(state, rows, tokens);
+}
+
 void matvec_loop_brick(benchmark::State& state, quant::TensorType type, std::size_t rows, std::size_t tokens) {
   const test::OwnedMatrix& w = matrix(type, rows);
   const std::vector<float>& x = input(tokens);
@@ -132,6 +155,9 @@ void register_benchmarks() {
               ->Unit(benchmark::kMillisecond);
         };
         add("brick", gemm_brick);
+        if (quant::block_bytes(type, quant::WeightLayout::SubBlockInterleaved)) {
+          add("brick_interleaved", gemm_brick_interleaved);
+        }
         add("ggml", gemm_ggml);
         if (tokens == kBatches[0]) add("brick_matvec_loop", matvec_loop_brick);
       }
@@ -200,8 +226,9 @@ void print_summary(const Collector& c) {
     }
   }
   fmt::print("\n");
-  fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop | brick of int8 peak |\n"
-             "|---|---|---|---|---|---|---|---|\n");
+  fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop | brick of int8 peak "
+             "| interleaved / ggml |\n"
+             "|---|---|---|---|---|---|---|---|---|\n");
   for (const quant::TensorType type : kTypes) {
     for (const std::size_t rows : kShapes) {
       for (const std::size_t tokens : kBatches) {
@@ -213,12 +240,14 @@ void print_summary(const Collector& c) {
           const double ggml = time("ggml");
           if (ours == 0.0 || ggml == 0.0) continue;
           const double loop = time("brick_matvec_loop");
+          const double interleaved = time("brick_interleaved");
           const double gflops = flops(rows, tokens) / ours / 1e9;
           const double peak = peaks[{gemm_instructions(type), threads}];
-          fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} | {} |\n", quant::name(type), rows, kCols,
+          fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} | {} | {} |\n", quant::name(type), rows, kCols,
                      tokens, threads, gflops, flops(rows, tokens) / ggml / 1e9, ggml / ours,
                      loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"),
-                     peak > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peak) : std::string("-"));
+                     peak > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peak) : std::string("-"),
+                     interleaved > 0.0 ? fmt::format("{:.2f}x", ggml / interleaved) : std::string("-"));
         }
       }
     }

@@ -2,8 +2,8 @@
 // The AVX2 GEMM of Q4_K, Q5_K and Q6_K rows against Q8_K tokens, with the tokens in the lanes, as
 // the AVX-512 VNNI one (dot_kquant_gemm_avx512_impl.hpp) but 8 tokens wide and without VNNI: a
 // tile's activations are rearranged once so that dword k of lane t holds values 4k..4k+3 of token
-// t (in the interleaved layout, dword k of its interleaved activations, lane_dword()), and four
-// quants of a row (unsigned, broadcast) meet them in vpmaddubsw. Its int16 pairs are
+// t (for interleaved weights, gathered back into value order from the interleaved activations),
+// and four quants of a row (unsigned, broadcast) meet them in vpmaddubsw. Its int16 pairs are
 // added as int16 over a run of dwords of one sub-block, as long as no sum can reach 2^15 (runs of 8
 // dwords for Q4_K's quants of at most 15, 4 for Q5_K's 31, 2 for Q6_K's 63, against activations of
 // magnitude at most 128), and one vpmaddwd by the sub-block's scale takes each run into int32. Four
@@ -42,6 +42,18 @@ struct alignas(32) Avx2TokenBlock {
   __m256 d;               // lane t: token t's d
 };
 
+// Where run of four values k (values 4k..4k+3) lies in an activation block: for interleaved weights
+// the activations are interleaved too (interleaved_position() moves runs of four whole).
+template <class Block>
+constexpr std::size_t activation_dword(std::size_t k) {
+  if constexpr (std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>) {
+    return interleaved_position(4 * k) / 4;
+  } else {
+    return k;
+  }
+}
+
+template <class Block>
 inline void rearrange_tokens_avx2(const BlockQ8K* x, std::size_t n, std::size_t blocks, Avx2TokenBlock* tile) {
   const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i offsets = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
@@ -54,13 +66,13 @@ inline void rearrange_tokens_avx2(const BlockQ8K* x, std::size_t n, std::size_t 
                                          offsets, lanes, 1);
     };
     Avx2TokenBlock& out = tile[b];
-    for (int k = 0; k < 64; ++k) out.qx[k] = gather(offsetof(BlockQ8K, qs) + 4 * static_cast<std::size_t>(k));
+    for (std::size_t k = 0; k < 64; ++k) out.qx[k] = gather(offsetof(BlockQ8K, qs) + 4 * activation_dword<Block>(k));
     for (int p = 0; p < 8; ++p) out.bsum_pairs[p] = gather(offsetof(BlockQ8K, bsums) + 4 * static_cast<std::size_t>(p));
     out.d = _mm256_castsi256_ps(gather(offsetof(BlockQ8K, d)));
   }
 }
 
-// The weight side of one block of one row: quants unsigned in value order, per sub-block its scale
+// The weight side of one block of one row: quants unsigned in value order (whatever the layout), per sub-block its scale
 // as the GEMM multiplies with it (lane_scale_operands), the int16 pairs that multiply the tokens'
 // bsum pairs (Q4_K, Q5_K: (m_j, m_j); Q6_K: (sc_2p, sc_2p+1)), and the float scales of the row
 // kernel: Q4_K, Q5_K d and dmin; Q6_K d.
@@ -118,17 +130,6 @@ inline constexpr int kLargestQuant<BlockQ4KInterleaved> = 15;
 template <>
 inline constexpr int kLargestQuant<BlockQ5KInterleaved> = 31;
 
-// Where dword k of sub-block j (of kDwords) lies in a block's quants and in its activations: in
-// value order for plain blocks; vector k, dword j in the interleaved layout (weight_layout.hpp).
-template <class Block, int kDwords>
-constexpr int lane_dword(int j, int k) {
-  if constexpr (std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>) {
-    return 8 * k + j;
-  } else {
-    return j * kDwords + k;
-  }
-}
-
 // acc + per dword the sum of the products of a's and b's int16 pairs: one vpdpwssd with AVX-VNNI,
 // vpmaddwd and vpaddd without (the same exact int32).
 inline __m256i add_pair_products(__m256i acc, __m256i a, __m256i b) {
@@ -162,7 +163,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
     }
     for (int k = 0; k < kDwords; ++k) {
       for (int h = 0; h < 2; ++h) {
-        const int dword = lane_dword<Block, kDwords>(j + h, k);
+        const int dword = (j + h) * kDwords + k;
         const __m256i activations = _mm256_load_si256(&x.qx[dword]);
         for (std::size_t r = 0; r < R; ++r) {
           std::int32_t quants;
@@ -183,7 +184,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
       __m256i sums[R];
       for (std::size_t r = 0; r < R; ++r) sums[r] = _mm256_setzero_si256();
       for (int k = run; k < run + kRun; ++k) {
-        const int dword = lane_dword<Block, kDwords>(j, k);
+        const int dword = j * kDwords + k;
         const __m256i activations = _mm256_load_si256(&x.qx[dword]);
         for (std::size_t r = 0; r < R; ++r) {
           std::int32_t quants;
@@ -299,7 +300,7 @@ inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const Blo
     return tokens - t * kAvx2LaneTokens < kAvx2LaneTokens ? tokens - t * kAvx2LaneTokens : kAvx2LaneTokens;
   };
   for (std::size_t t = 0; t < tile_count; ++t) {
-    rearrange_tokens_avx2(x + t * kAvx2LaneTokens * blocks, tile_tokens(t), blocks, tiles.data() + t * blocks);
+    rearrange_tokens_avx2<Block>(x + t * kAvx2LaneTokens * blocks, tile_tokens(t), blocks, tiles.data() + t * blocks);
   }
   std::size_t chunk = kAvx2UnpackedChunkBytes / (blocks * sizeof(Avx2LaneWeights));
   if (chunk < 1) chunk = 1;

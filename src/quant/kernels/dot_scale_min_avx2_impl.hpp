@@ -154,14 +154,40 @@ inline BlockSums interleaved_block_sums(const Block& w, const BlockQ8K& x) {
   return out;
 }
 
-// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp), in the
-// block's own order of quants.
+// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp), its quants
+// in value order: an interleaved block's vectors are transposed back, runs of four at a time.
 template <class Block>
 inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
-  for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
-  });
+  if constexpr (kInterleaved<Block>) {
+    // Vector k's dword s is values 4k..4k+3 of sub-block s: an 8 x 8 transpose of dwords.
+    __m256i v[8];
+    for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
+      v[2 * c] = q_lo;
+      v[2 * c + 1] = q_hi;
+    });
+    __m256i a[8], b[8];
+    for (int i = 0; i < 4; ++i) {
+      a[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+      a[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; ++i) {
+      for (int h = 0; h < 2; ++h) {
+        b[4 * i + 2 * h] = _mm256_unpacklo_epi64(a[4 * i + h], a[4 * i + 2 + h]);
+        b[4 * i + 2 * h + 1] = _mm256_unpackhi_epi64(a[4 * i + h], a[4 * i + 2 + h]);
+      }
+    }
+    // b[4i + r] holds dword r (and r + 4 in the high lane) of vectors 4i..4i+3.
+    for (int r = 0; r < 4; ++r) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 32 * r), _mm256_permute2x128_si256(b[r], b[4 + r], 0x20));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 32 * (r + 4)),
+                         _mm256_permute2x128_si256(b[r], b[4 + r], 0x31));
+    }
+  } else {
+    for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c + 32), q_hi);
+    });
+  }
   const __m128i scales_mins = scales_and_mins(w);
   const __m256i scales = _mm256_cvtepu8_epi32(scales_mins);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(scales));

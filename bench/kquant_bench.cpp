@@ -194,7 +194,8 @@ struct BenchFormat<quant::detail::Q5KFormat>
   static constexpr const char* kName = "q5k";
 };
 template <>
-struct BenchFormat<quant::detail::Q6KFormat> : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K> {
+struct BenchFormat<quant::detail::Q6KFormat>
+    : BenchFormatOf<GgmlType::Q6_K, &GgmlOracle::ggml_vec_dot_q6_K_q8_K, quant::detail::Q6KInterleavedFormat> {
   static constexpr const char* kName = "q6k";
 };
 template <>

@@ -41,6 +41,21 @@ void validate(const WeightMatrix& w, std::string_view what) {
   }
 }
 
+namespace {
+
+// An interleaved row back in the plain layout first (the same values), dequantized as such.
+template <class Interleaved, class Plain>
+void dequantize_interleaved(std::span<const std::byte> row, std::span<float> out,
+                            void (*deinterleave)(std::span<const Interleaved>, std::span<Plain>),
+                            void (*dequantize_plain)(std::span<const Plain>, std::span<float>)) {
+  thread_local std::vector<Plain> plain;
+  plain.resize(row.size() / sizeof(Interleaved));
+  deinterleave({reinterpret_cast<const Interleaved*>(row.data()), plain.size()}, plain);
+  dequantize_plain(plain, out);
+}
+
+}  // namespace
+
 void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) {
   validate(w, "dequantize_row");
   if (r >= w.rows() || out.size() != w.cols()) {
@@ -49,17 +64,9 @@ void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) 
   }
   const std::span<const std::byte> row(w.row(r), w.row_bytes());
   if (w.layout() == WeightLayout::Plain) return dequantize(w.type(), row, out);
-  // An interleaved row back in the plain layout first: the same values, dequantized as such.
-  const std::size_t blocks = w.cols() / kBlockSize;
-  if (w.type() == TensorType::Q4_K) {
-    std::vector<BlockQ4K> plain(blocks);
-    deinterleave_q4k({reinterpret_cast<const BlockQ4KInterleaved*>(row.data()), blocks}, plain);
-    dequantize_q4k(plain, out);
-  } else {
-    std::vector<BlockQ5K> plain(blocks);
-    deinterleave_q5k({reinterpret_cast<const BlockQ5KInterleaved*>(row.data()), blocks}, plain);
-    dequantize_q5k(plain, out);
-  }
+  if (w.type() == TensorType::Q4_K) return dequantize_interleaved(row, out, &deinterleave_q4k, &dequantize_q4k);
+  if (w.type() == TensorType::Q5_K) return dequantize_interleaved(row, out, &deinterleave_q5k, &dequantize_q5k);
+  dequantize_interleaved(row, out, &deinterleave_q6k, &dequantize_q6k);
 }
 
 namespace detail {

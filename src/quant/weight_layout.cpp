@@ -23,6 +23,7 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
 // position v; interleaved: vector k's byte p at position 32k + p), with Q5_K's fifth bit in bit
 // at / 32 of qh[at % 32].
 template <class Block>
+  requires requires(Block b) { b.qs; }
 void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
   for (std::size_t chunk = 0; chunk < 4; ++chunk) {
     for (std::size_t p = 0; p < 32; ++p) {
@@ -39,6 +40,7 @@ void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
 }
 
 template <class Block>
+  requires requires(Block b) { b.qs; }
 void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
   for (std::size_t chunk = 0; chunk < 4; ++chunk) {
     for (std::size_t p = 0; p < 32; ++p) {
@@ -52,6 +54,35 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
       for (std::size_t k = 0; k < 8; ++k) bits = static_cast<std::uint8_t>(bits | (((q[32 * k + p] >> 4) & 1) << k));
       block.qh[p] = bits;
     }
+  }
+}
+
+// Q6_K's quants (0..63), where both layouts store position `at`: within each half of 128, quarter
+// k (32 positions) in the low nibbles of ql[0..31] (k = 0), of ql[32..63] (k = 1), then the high
+// nibbles (k = 2, 3), with bits 2k..2k+1 of qh[0..31] on top.
+template <class Block>
+  requires requires(Block b) { b.ql; }
+void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+  for (std::size_t at = 0; at < kBlockSize; ++at) {
+    const std::size_t half = at / 128, quarter = at % 128 / 32, lane = at % 32;
+    const std::uint8_t packed = block.ql[64 * half + 32 * (quarter % 2) + lane];
+    const int low = quarter < 2 ? (packed & 0xF) : (packed >> 4);
+    const int high = (block.qh[32 * half + lane] >> (2 * quarter)) & 3;
+    q[at] = static_cast<std::uint8_t>(low | (high << 4));
+  }
+}
+
+template <class Block>
+  requires requires(Block b) { b.ql; }
+void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
+  std::memset(block.ql, 0, sizeof block.ql);
+  std::memset(block.qh, 0, sizeof block.qh);
+  for (std::size_t at = 0; at < kBlockSize; ++at) {
+    const std::size_t half = at / 128, quarter = at % 128 / 32, lane = at % 32;
+    std::uint8_t& packed = block.ql[64 * half + 32 * (quarter % 2) + lane];
+    packed = static_cast<std::uint8_t>(packed | ((q[at] & 0xF) << (quarter < 2 ? 0 : 4)));
+    std::uint8_t& high = block.qh[32 * half + lane];
+    high = static_cast<std::uint8_t>(high | ((q[at] >> 4) << (2 * quarter)));
   }
 }
 
@@ -81,6 +112,18 @@ void interleave_block(const Plain& in, Interleaved& out) {
     out.scales[j] = sm.scale;
     out.mins[j] = sm.min;
   }
+  permute_quants(in, out);
+}
+
+void interleave_q6k_block(const BlockQ6K& in, BlockQ6KInterleaved& out) {
+  std::memcpy(out.scales, in.scales, sizeof out.scales);
+  out.d = in.d;
+  permute_quants(in, out);
+}
+
+void deinterleave_q6k_block(const BlockQ6KInterleaved& in, BlockQ6K& out) {
+  std::memcpy(out.scales, in.scales, sizeof out.scales);
+  out.d = in.d;
   permute_quants(in, out);
 }
 
@@ -122,6 +165,7 @@ std::optional<std::size_t> block_bytes(TensorType type, WeightLayout layout) noe
   if (layout == WeightLayout::Plain) return traits(type).block_bytes;
   if (type == TensorType::Q4_K) return sizeof(BlockQ4KInterleaved);
   if (type == TensorType::Q5_K) return sizeof(BlockQ5KInterleaved);
+  if (type == TensorType::Q6_K) return sizeof(BlockQ6KInterleaved);
   return std::nullopt;
 }
 
@@ -138,6 +182,14 @@ void interleave_q4k(std::span<const BlockQ4K> in, std::span<BlockQ4KInterleaved>
 
 void interleave_q5k(std::span<const BlockQ5K> in, std::span<BlockQ5KInterleaved> out) {
   convert_blocks("interleave_q5k", in, out, interleave_block<BlockQ5K, BlockQ5KInterleaved>);
+}
+
+void interleave_q6k(std::span<const BlockQ6K> in, std::span<BlockQ6KInterleaved> out) {
+  convert_blocks("interleave_q6k", in, out, interleave_q6k_block);
+}
+
+void deinterleave_q6k(std::span<const BlockQ6KInterleaved> in, std::span<BlockQ6K> out) {
+  convert_blocks("deinterleave_q6k", in, out, deinterleave_q6k_block);
 }
 
 void deinterleave_q4k(std::span<const BlockQ4KInterleaved> in, std::span<BlockQ4K> out) {
@@ -177,13 +229,21 @@ RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout) {
     throw InvalidArgument(fmt::format("RepackedMatrix: {} weights have no {} layout", name(w.type()), name(layout)));
   }
   bytes_.resize(*row * w.rows());
-  const bool q4k = w.type() == TensorType::Q4_K;
+  const auto convert = [&](auto to_interleaved, auto to_plain) {
+    if (layout == WeightLayout::SubBlockInterleaved) {
+      convert_bytes(w.data(), bytes_, to_interleaved);
+    } else {
+      convert_bytes(w.data(), bytes_, to_plain);
+    }
+  };
   if (layout == w.layout()) {
     std::copy(w.data().begin(), w.data().end(), bytes_.begin());
-  } else if (layout == WeightLayout::SubBlockInterleaved) {
-    q4k ? convert_bytes(w.data(), bytes_, &interleave_q4k) : convert_bytes(w.data(), bytes_, &interleave_q5k);
+  } else if (w.type() == TensorType::Q4_K) {
+    convert(&interleave_q4k, &deinterleave_q4k);
+  } else if (w.type() == TensorType::Q5_K) {
+    convert(&interleave_q5k, &deinterleave_q5k);
   } else {
-    q4k ? convert_bytes(w.data(), bytes_, &deinterleave_q4k) : convert_bytes(w.data(), bytes_, &deinterleave_q5k);
+    convert(&interleave_q6k, &deinterleave_q6k);
   }
   matrix_ = WeightMatrix(w.type(), bytes_, w.rows(), w.cols(), layout);
 }

@@ -308,8 +308,8 @@ TEST(LlamaDecoder, BatchesGiveTheLogitsOfOneTokenAtATime) {
   }
 }
 
-// On AVX2 the Q5_K matrices are repacked into the interleaved layout, which changes no bit of the
-// logits, of a batch or of single steps; a tied output is repacked once, for the lookup too.
+// On AVX2 the Q5_K and Q6_K matrices are repacked into the interleaved layout, which changes no bit
+// of the logits, of a batch or of single steps; a tied output is repacked once, for the lookup too.
 TEST(LlamaDecoder, RepackedWeightsGiveTheSameLogits) {
   if (!is_supported(Backend::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
   ThreadPool pool(2);
@@ -323,11 +323,11 @@ TEST(LlamaDecoder, RepackedWeightsGiveTheSameLogits) {
     plain_options.repack = false;
     LlamaDecoder repacked(model.config, model.weights, pool, options);
     LlamaDecoder plain(model.config, model.weights, pool, plain_options);
-    // wq, wk, wo, gate and up per layer, and the Q5_K table when it is the output too.
-    EXPECT_EQ(repacked.repacked_matrices(), 5 * model.config.n_layer + (tied ? 1 : 0)) << tied;
+    // Every projection of every layer, and the output (Q6_K, or the tied Q5_K table).
+    EXPECT_EQ(repacked.repacked_matrices(), 7 * model.config.n_layer + 1) << tied;
     EXPECT_EQ(plain.repacked_matrices(), 0u);
     EXPECT_EQ(repacked.weights().layers[0].wq.layout(), quant::WeightLayout::SubBlockInterleaved);
-    EXPECT_EQ(repacked.weights().layers[0].wv.layout(), quant::WeightLayout::Plain);  // Q6_K
+    EXPECT_EQ(repacked.weights().layers[0].wv.layout(), quant::WeightLayout::SubBlockInterleaved);  // Q6_K
     EXPECT_EQ(&plain.weights(), &model.weights);
     const auto a = repacked.evaluate(std::span(tokens).first(4));
     const auto b = plain.evaluate(std::span(tokens).first(4));

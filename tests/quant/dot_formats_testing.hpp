@@ -103,7 +103,7 @@ struct FormatTesting<quant::detail::Q5KFormat> : KQuantTesting<quant::BlockQ5K> 
 template <>
 struct FormatTesting<quant::detail::Q6KFormat> : KQuantTesting<quant::BlockQ6K> {};
 
-// The interleaved Q4_K and Q5_K formats: the plain format's rows, repacked, against its activations
+// The interleaved Q4_K, Q5_K and Q6_K formats: the plain format's rows, repacked, against its activations
 // permuted (interleave_q8k); the exact values are the plain rows'.
 template <class Plain, class Interleaved, void (*kInterleave)(std::span<const Plain>, std::span<Interleaved>),
           void (*kDeinterleave)(std::span<const Interleaved>, std::span<Plain>)>
@@ -155,6 +155,9 @@ struct FormatTesting<quant::detail::Q4KInterleavedFormat>
 template <>
 struct FormatTesting<quant::detail::Q5KInterleavedFormat>
     : InterleavedTesting<quant::BlockQ5K, quant::BlockQ5KInterleaved, &quant::interleave_q5k, &quant::deinterleave_q5k> {};
+template <>
+struct FormatTesting<quant::detail::Q6KInterleavedFormat>
+    : InterleavedTesting<quant::BlockQ6K, quant::BlockQ6KInterleaved, &quant::interleave_q6k, &quant::deinterleave_q6k> {};
 
 // Q8_0 against Q8_0: integer block sums exact, each block scaled and accumulated in float lanes.
 template <>

@@ -13,6 +13,7 @@
 
 #include "brick/core/error.hpp"
 #include "brick/quant/matvec.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/projection_op.hpp"
 #include "brick/quant/weight_matrix.hpp"
 #include "quant/dot_kernel_table.hpp"
@@ -69,6 +70,17 @@ TEST(WeightLayout, Q5KBlocksRoundTripByteForByte) {
   EXPECT_TRUE(same_bytes(plain, back));
 }
 
+TEST(WeightLayout, Q6KBlocksRoundTripByteForByte) {
+  const std::vector<BlockQ6K> plain = test_blocks(&test::random_q6k);
+  std::vector<BlockQ6KInterleaved> interleaved(plain.size());
+  std::vector<BlockQ6K> back(plain.size());
+  interleave_q6k(plain, interleaved);
+  deinterleave_q6k(interleaved, back);
+  EXPECT_TRUE(same_bytes(plain, back));
+  EXPECT_EQ(interleaved[0].d, plain[0].d);
+  EXPECT_EQ(std::memcmp(interleaved[0].scales, plain[0].scales, sizeof plain[0].scales), 0);
+}
+
 TEST(WeightLayout, InterleavedBlocksHoldTheScalesOneByteEach) {
   const std::vector<BlockQ4K> plain = test::random_q4k(3, 5);
   std::vector<BlockQ4KInterleaved> interleaved(3);
@@ -117,7 +129,7 @@ TEST(WeightLayout, SizesOfEachTypeAndLayout) {
   EXPECT_EQ(block_bytes(TensorType::Q4_K, WeightLayout::SubBlockInterleaved), 148u);
   EXPECT_EQ(block_bytes(TensorType::Q5_K, WeightLayout::SubBlockInterleaved), 180u);
   EXPECT_EQ(block_bytes(TensorType::Q6_K, WeightLayout::Plain), sizeof(BlockQ6K));
-  EXPECT_FALSE(block_bytes(TensorType::Q6_K, WeightLayout::SubBlockInterleaved));
+  EXPECT_EQ(block_bytes(TensorType::Q6_K, WeightLayout::SubBlockInterleaved), sizeof(BlockQ6K));
   EXPECT_FALSE(block_bytes(TensorType::Q8_0, WeightLayout::SubBlockInterleaved));
   EXPECT_EQ(row_bytes(TensorType::Q4_K, WeightLayout::SubBlockInterleaved, 4096), 16u * 148u);
   EXPECT_FALSE(row_bytes(TensorType::Q4_K, WeightLayout::SubBlockInterleaved, 100));
@@ -126,7 +138,9 @@ TEST(WeightLayout, SizesOfEachTypeAndLayout) {
 TEST(WeightLayout, RepackedMatricesDequantizeToThePlainFloats) {
   const std::vector<BlockQ4K> q4k = test::random_q4k(6, 7);
   const std::vector<BlockQ5K> q5k = test::random_q5k(6, 8);
-  for (const WeightMatrix plain : {WeightMatrix(Q4KMatrix{q4k, 3, 512}), WeightMatrix(Q5KMatrix{q5k, 3, 512})}) {
+  const std::vector<BlockQ6K> q6k = test::random_q6k(6, 9);
+  for (const WeightMatrix plain : {WeightMatrix(Q4KMatrix{q4k, 3, 512}), WeightMatrix(Q5KMatrix{q5k, 3, 512}),
+                                   WeightMatrix(Q6KMatrix{q6k, 3, 512})}) {
     const RepackedMatrix repacked(plain, WeightLayout::SubBlockInterleaved);
     const WeightMatrix& w = repacked.matrix();
     EXPECT_EQ(w.layout(), WeightLayout::SubBlockInterleaved);
@@ -145,19 +159,20 @@ TEST(WeightLayout, RepackedMatricesDequantizeToThePlainFloats) {
 }
 
 TEST(WeightLayout, LayoutsATypeDoesNotHaveAreRefused) {
-  const std::vector<BlockQ6K> q6k = test::random_q6k(2, 1);
-  const WeightMatrix plain = Q6KMatrix{q6k, 1, 512};
+  const std::vector<BlockQ80> q8_0(16);
+  const WeightMatrix plain = Q80Matrix{q8_0, 1, 512};
   EXPECT_THROW(RepackedMatrix(plain, WeightLayout::SubBlockInterleaved), InvalidArgument);
-  const WeightMatrix mislabelled(TensorType::Q6_K, std::as_bytes(std::span(q6k)), 1, 512,
+  const WeightMatrix mislabelled(TensorType::Q8_0, std::as_bytes(std::span(q8_0)), 1, 512,
                                  WeightLayout::SubBlockInterleaved);
   EXPECT_THROW(validate(mislabelled, "w"), InvalidArgument);
 }
 
-TEST(WeightLayout, Avx2PrefersInterleavedQ4KAndQ5K) {
+TEST(WeightLayout, Avx2PrefersInterleavedKQuants) {
   if (!is_supported(Backend::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
   EXPECT_EQ(preferred_layout(TensorType::Q5_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
-  EXPECT_EQ(preferred_layout(TensorType::Q6_K, Backend::Avx2), WeightLayout::Plain);
+  EXPECT_EQ(preferred_layout(TensorType::Q6_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
+  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx2), WeightLayout::Plain);
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Scalar), WeightLayout::Plain);
   if (is_supported(Backend::Avx512)) {
     EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx512), WeightLayout::Plain);
@@ -204,6 +219,7 @@ void expect_plain_bits(std::vector<typename Plain::Weight> (*random)(std::size_t
 TEST(WeightLayout, InterleavedKernelsGiveThePlainKernelsBits) {
   expect_plain_bits<detail::Q4KFormat, detail::Q4KInterleavedFormat>(&test::random_q4k, &interleave_q4k);
   expect_plain_bits<detail::Q5KFormat, detail::Q5KInterleavedFormat>(&test::random_q5k, &interleave_q5k);
+  expect_plain_bits<detail::Q6KFormat, detail::Q6KInterleavedFormat>(&test::random_q6k, &interleave_q6k);
 }
 
 // matvec, with x as floats and as Q8_K, and a projection of one token and of a batch: a repacked
@@ -213,11 +229,13 @@ TEST(WeightLayout, MatvecAndProjectionsOfRepackedMatricesGiveThePlainBits) {
   constexpr std::size_t kRows = 37, kCols = 1024, kTokens = 12;
   const std::vector<BlockQ4K> q4k = test::random_q4k(kRows * kCols / kBlockSize, 21);
   const std::vector<BlockQ5K> q5k = test::random_q5k(kRows * kCols / kBlockSize, 22);
+  const std::vector<BlockQ6K> q6k = test::random_q6k(kRows * kCols / kBlockSize, 24);
   const std::vector<float> x = test::normal(kTokens * kCols, 23);
   const std::span<const float> token(x.data(), kCols);
   std::vector<BlockQ8K> xq(kCols / kBlockSize);
   quantize_q8k(token, xq);
-  for (const WeightMatrix plain : {WeightMatrix(Q4KMatrix{q4k, kRows, kCols}), WeightMatrix(Q5KMatrix{q5k, kRows, kCols})}) {
+  for (const WeightMatrix plain : {WeightMatrix(Q4KMatrix{q4k, kRows, kCols}), WeightMatrix(Q5KMatrix{q5k, kRows, kCols}),
+                                   WeightMatrix(Q6KMatrix{q6k, kRows, kCols})}) {
     const RepackedMatrix repacked(plain, WeightLayout::SubBlockInterleaved);
     for (const Backend backend : {Backend::Scalar, Backend::Avx2}) {
       if (!is_supported(backend)) {

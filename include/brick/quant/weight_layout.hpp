@@ -1,20 +1,25 @@
 #pragma once
 // How the blocks of a weight matrix lie in memory. A GGUF file stores every type in ggml's layout
-// (Plain). The AVX2 k-quant kernels run faster on Q4_K and Q5_K blocks repacked once at load time
-// into a sub-block interleaved layout, an explicit choice of the matrix (WeightMatrix::layout()):
+// (Plain). The AVX2 k-quant kernels run faster on Q4_K, Q5_K and Q6_K blocks repacked once at load
+// time into a sub-block interleaved layout, an explicit choice of the matrix
+// (WeightMatrix::layout()):
 //
 // - The values of a block are the same, and so is every dot product: the integer sums are the
 //   same integers and the float operations on them the same, so a kernel gives the same bits on a
 //   repacked matrix as on the plain one.
 // - Each 32 quants that one vector of a kernel holds are four consecutive values of each of the 8
-//   sub-blocks (vector k, bytes 4s..4s+3: values 4k..4k+3 of sub-block s), so that the products of
-//   a whole block add up as 16-bit sums, one per sub-block pair of lanes, and meet the 8 scales in
-//   one multiply. Activations are permuted the same way, once per mat-vec (interleave_q8k).
-// - The 6-bit scales and mins are stored one byte each (16 bytes where Plain packs them in 12), so
-//   a block takes 4 bytes more: Q4_K 148 bytes per 256 values (2.8% more), Q5_K 180 (2.3%).
+//   runs of 32 values (vector k, bytes 4s..4s+3: values 32s + 4k .. 32s + 4k + 3), so that the
+//   16-bit lanes of a vector's products each belong to one sub-block: the products of several
+//   vectors add up as 16-bit sums and meet a vector of scales in one multiply, where the plain
+//   layout needs one per sub-block. Activations are permuted the same way, once per mat-vec
+//   (interleave_q8k).
+// - Q4_K and Q5_K store their 6-bit scales and mins one byte each (16 bytes where Plain packs them
+//   in 12), so a block takes 4 bytes more: Q4_K 148 bytes per 256 values (2.8% more), Q5_K 180
+//   (2.3%). Q6_K blocks keep their fields and size (210 bytes).
 //
-// In the interleaved blocks, quant byte 32c + p holds, in its low and high nibble, byte p of
-// vectors 2c and 2c + 1; Q5_K's qh[p] bit k is the fifth bit of byte p of vector k.
+// An interleaved block stores the quant at position interleaved_position(v) where the plain block
+// stores value v's: for Q4_K and Q5_K, quant byte 32c + p holds, in its low and high nibble, byte p
+// of vectors 2c and 2c + 1, and qh[p] bit k the fifth bit of byte p of vector k.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,7 +33,7 @@ namespace brick::quant {
 
 enum class WeightLayout : unsigned char {
   Plain,                // ggml's blocks, as a GGUF file stores them
-  SubBlockInterleaved,  // Q4_K and Q5_K blocks repacked as described above
+  SubBlockInterleaved,  // Q4_K, Q5_K and Q6_K blocks repacked as described above
 };
 
 std::string_view name(WeightLayout layout) noexcept;
@@ -50,8 +55,16 @@ struct BlockQ5KInterleaved {
   std::uint8_t qh[32];
   std::uint8_t qs[kBlockSize / 2];
 };
+// BlockQ6K's fields, the quants permuted.
+struct BlockQ6KInterleaved {
+  std::uint8_t ql[kBlockSize / 2];
+  std::uint8_t qh[kBlockSize / 4];
+  std::int8_t scales[16];
+  fp16_t d;
+};
 #pragma pack(pop)
 
+static_assert(sizeof(BlockQ6KInterleaved) == sizeof(BlockQ6K));
 static_assert(sizeof(BlockQ4KInterleaved) == 148 && offsetof(BlockQ4KInterleaved, qs) == 20);
 static_assert(sizeof(BlockQ5KInterleaved) == 180 && offsetof(BlockQ5KInterleaved, qh) == 20 &&
               offsetof(BlockQ5KInterleaved, qs) == 52);
@@ -63,7 +76,7 @@ constexpr std::size_t interleaved_position(std::size_t v) noexcept {
 }
 
 // Bytes of one block of `type` in `layout`, or nothing when the layout does not apply to the type
-// (SubBlockInterleaved applies to Q4_K and Q5_K).
+// (SubBlockInterleaved applies to Q4_K, Q5_K and Q6_K).
 std::optional<std::size_t> block_bytes(TensorType type, WeightLayout layout) noexcept;
 
 // Bytes of a row of `values` values of `type` in `layout`, or nothing as row_bytes() and
@@ -71,12 +84,14 @@ std::optional<std::size_t> block_bytes(TensorType type, WeightLayout layout) noe
 std::optional<std::size_t> row_bytes(TensorType type, WeightLayout layout, std::size_t values) noexcept;
 
 // Block by block between the layouts; in.size() must equal out.size() (else InvalidArgument).
-// deinterleave(interleave(b)) == b for every block (the 12 packed scale bytes hold exactly the 16
-// 6-bit values).
+// deinterleave(interleave(b)) == b for every block (Q4_K's and Q5_K's 12 packed scale bytes hold
+// exactly the 16 6-bit values).
 void interleave_q4k(std::span<const BlockQ4K> in, std::span<BlockQ4KInterleaved> out);
 void interleave_q5k(std::span<const BlockQ5K> in, std::span<BlockQ5KInterleaved> out);
+void interleave_q6k(std::span<const BlockQ6K> in, std::span<BlockQ6KInterleaved> out);
 void deinterleave_q4k(std::span<const BlockQ4KInterleaved> in, std::span<BlockQ4K> out);
 void deinterleave_q5k(std::span<const BlockQ5KInterleaved> in, std::span<BlockQ5K> out);
+void deinterleave_q6k(std::span<const BlockQ6KInterleaved> in, std::span<BlockQ6K> out);
 
 // Q8_K activations for interleaved weights: each block's quants permuted by interleaved_position
 // (d and bsums unchanged). Applied twice it gives the plain blocks back. in.size() must equal

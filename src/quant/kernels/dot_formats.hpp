@@ -58,5 +58,7 @@ using Q4KInterleavedFormat = DotFormat<TensorType::Q4_K, BlockQ4KInterleaved, Ac
                                        kBlockSize, WeightLayout::SubBlockInterleaved>;
 using Q5KInterleavedFormat = DotFormat<TensorType::Q5_K, BlockQ5KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
                                        kBlockSize, WeightLayout::SubBlockInterleaved>;
+using Q6KInterleavedFormat = DotFormat<TensorType::Q6_K, BlockQ6KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
+                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
 
 }  // namespace brick::quant::detail

@@ -68,7 +68,11 @@
   X(Q5KInterleaved, q5k_interleaved_q8k, Scalar, scalar, Row, 1)        \
   X(Q5KInterleaved, q5k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \
   X(Q5KInterleaved, q5k_interleaved_q8k, AvxVnni, avxvnni, RowGemm, 4)  \
-  X(Q5KInterleaved, q5k_interleaved_q8k, Avx512, avx512, RowGemm, 4)
+  X(Q5KInterleaved, q5k_interleaved_q8k, Avx512, avx512, RowGemm, 4)    \
+  X(Q6KInterleaved, q6k_interleaved_q8k, Scalar, scalar, Row, 1)        \
+  X(Q6KInterleaved, q6k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \
+  X(Q6KInterleaved, q6k_interleaved_q8k, AvxVnni, avxvnni, RowGemm, 4)  \
+  X(Q6KInterleaved, q6k_interleaved_q8k, Avx512, avx512, RowGemm, 4)
 
 namespace brick::quant::kernels {
 

@@ -35,6 +35,16 @@ namespace {
 
 inline constexpr std::size_t kAvx2LaneTokens = 8;
 
+// Blocks in the sub-block interleaved layout (brick/quant/weight_layout.hpp).
+template <class Block>
+inline constexpr bool kInterleavedBlock = std::is_same_v<Block, BlockQ4KInterleaved> ||
+                                          std::is_same_v<Block, BlockQ5KInterleaved> ||
+                                          std::is_same_v<Block, BlockQ6KInterleaved>;
+
+// Q6_K's blocks, in either layout: 16 sub-blocks of 16 with int8 scales, no mins.
+template <class Block>
+inline constexpr bool kSixBit = std::is_same_v<Block, BlockQ6K> || std::is_same_v<Block, BlockQ6KInterleaved>;
+
 // One block of up to 8 tokens, rearranged (lanes past the tile's tokens hold zeros).
 struct alignas(32) Avx2TokenBlock {
   __m256i qx[64];         // dword k, lane t: values 4k..4k+3 of token t (int8)
@@ -46,7 +56,7 @@ struct alignas(32) Avx2TokenBlock {
 // the activations are interleaved too (interleaved_position() moves runs of four whole).
 template <class Block>
 constexpr std::size_t activation_dword(std::size_t k) {
-  if constexpr (std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>) {
+  if constexpr (kInterleavedBlock<Block>) {
     return interleaved_position(4 * k) / 4;
   } else {
     return k;
@@ -99,10 +109,12 @@ inline __m256i lane_scale_operands(__m256i scales) {
 #endif
 }
 
-// Q6_K's quants of half `half` (128 values) unsigned (0..63), in value order: values 0..31 are the
+// Q6_K's quants of half `half` (128 values) unsigned (0..63), in value order (an interleaved
+// block's vectors 4 * half .. 4 * half + 3): values 0..31 are the
 // low nibbles of ql[0..31] with qh bits 0-1, 32..63 those of ql[32..63] with bits 2-3, 64..95 the
 // high nibbles of ql[0..31] with bits 4-5, 96..127 those of ql[32..63] with bits 6-7.
-inline void unpack_q6k_half(const BlockQ6K& w, int half, __m256i (&q)[4]) {
+template <class Block>
+inline void unpack_q6k_half(const Block& w, int half, __m256i (&q)[4]) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   const __m256i high_bits = _mm256_set1_epi8(0x30);
   const std::uint8_t* ql = w.ql + 64 * half;
@@ -114,6 +126,27 @@ inline void unpack_q6k_half(const BlockQ6K& w, int half, __m256i (&q)[4]) {
   q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low_nibble), _mm256_and_si256(qh, high_bits));
   q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low_nibble),
                          _mm256_and_si256(_mm256_srli_epi16(qh, 2), high_bits));
+}
+
+// Stores an interleaved block's eight vectors of quants in value order: vector k's dword s is
+// values 4k..4k+3 of run s (of 32 values), so this is an 8 x 8 transpose of dwords.
+inline void store_in_value_order(const __m256i (&v)[8], std::uint8_t* q) {
+  __m256i a[8], b[8];
+  for (int i = 0; i < 4; ++i) {
+    a[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+    a[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      b[4 * i + 2 * h] = _mm256_unpacklo_epi64(a[4 * i + h], a[4 * i + 2 + h]);
+      b[4 * i + 2 * h + 1] = _mm256_unpackhi_epi64(a[4 * i + h], a[4 * i + 2 + h]);
+    }
+  }
+  // b[4i + r] holds dword r (and r + 4 in the high lane) of vectors 4i..4i+3.
+  for (int r = 0; r < 4; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(q + 32 * r), _mm256_permute2x128_si256(b[r], b[4 + r], 0x20));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(q + 32 * (r + 4)), _mm256_permute2x128_si256(b[r], b[4 + r], 0x31));
+  }
 }
 
 // The largest quant of each weight format, which bounds its int16 runs.
@@ -129,6 +162,8 @@ template <>
 inline constexpr int kLargestQuant<BlockQ4KInterleaved> = 15;
 template <>
 inline constexpr int kLargestQuant<BlockQ5KInterleaved> = 31;
+template <>
+inline constexpr int kLargestQuant<BlockQ6KInterleaved> = 63;
 
 // acc + per dword the sum of the products of a's and b's int16 pairs: one vpdpwssd with AVX-VNNI,
 // vpmaddwd and vpaddd without (the same exact int32).
@@ -146,7 +181,7 @@ inline __m256i add_pair_products(__m256i acc, __m256i a, __m256i b) {
 template <class Block, std::size_t R>
 inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2TokenBlock& x, __m256i (&scaled)[R],
                              __m256i (&mins)[R]) {
-  constexpr bool kHasMins = !std::is_same_v<Block, BlockQ6K>;
+  constexpr bool kHasMins = !kSixBit<Block>;
   constexpr int kSubBlock = kHasMins ? 32 : 16;
   constexpr int kDwords = kSubBlock / 4;
   // Dwords per int16 run: each vpmaddubsw pair is at most 2 * kLargestQuant * 128.
@@ -218,7 +253,7 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
 template <class Block, std::size_t R>
 inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const Avx2TokenBlock* tile, std::size_t n,
                            float* out, std::size_t out_stride, NextChunkPrefetch& next) {
-  constexpr bool kHasMins = !std::is_same_v<Block, BlockQ6K>;
+  constexpr bool kHasMins = !kSixBit<Block>;
   constexpr int kLanes = kHasMins ? 8 : 4;  // the row kernel's accumulator lanes
   __m256 acc[R][kLanes];
   for (auto& row : acc) {

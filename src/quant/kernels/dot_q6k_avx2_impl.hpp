@@ -6,6 +6,9 @@
 // maddubs cannot saturate here: two products of at most 63 * 128 stay below 2^15.
 // Each block's integer sum is reduced exactly before its float scale is applied (four blocks per
 // reduction), so the only rounding is one float multiply-add per block, as in the reference.
+// Interleaved blocks (weight_layout.hpp) give the same integers with a quarter of the multiplies by
+// scales: each 16-bit lane pair of their vectors holds one sub-block, so two vectors' products add
+// as int16 and meet a vector of scales in one vpmaddwd.
 //
 // Everything here is in an anonymous namespace so that each translation unit keeps its own copy,
 // compiled with its own flags.
@@ -13,6 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+
+#include "brick/quant/weight_layout.hpp"
 
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
@@ -52,13 +58,41 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
   return sum;
 }
 
+// The same sum for an interleaved block. Vector k's lane pair j holds sub-block 2j + k / 4, so the
+// vectors of half 0 meet the even sub-blocks' scales, those of half 1 the odd ones'; two vectors'
+// products (each at most 2 * 63 * 128) add as int16 below 2^15.
+inline __m256i block_sum(const BlockQ6KInterleaved& w, const BlockQ8K& x) {
+  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+  __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                 _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
+  const __m256i scale_pairs[2] = {
+      _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, _mm_setr_epi8(0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14))),
+      _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, _mm_setr_epi8(1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15)))};
+  for (int half = 0; half < 2; ++half) {
+    __m256i q[4];
+    unpack_q6k_half(w, half, q);
+    for (int k = 0; k < 4; k += 2) {
+      const int vector = 4 * half + k;
+      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * vector));
+      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * vector + 32));
+      const __m256i run = _mm256_add_epi16(_mm256_maddubs_epi16(q[k], y0), _mm256_maddubs_epi16(q[k + 1], y1));
+      sum = add_pair_products(sum, run, scale_pairs[half]);
+    }
+  }
+  return sum;
+}
+
 // [sum(v0), sum(v1), sum(v2), sum(v3)], exact.
 inline __m128i lane_sums(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
   const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
   return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
 }
 
-inline float scale(const BlockQ6K& w, const BlockQ8K& x) { return _cvtsh_ss(w.d) * x.d; }
+template <class Block>
+inline float scale(const Block& w, const BlockQ8K& x) {
+  return _cvtsh_ss(w.d) * x.d;
+}
 
 inline float horizontal_sum(__m128 v) {
   v = _mm_add_ps(v, _mm_movehl_ps(v, v));
@@ -66,12 +100,19 @@ inline float horizontal_sum(__m128 v) {
   return _mm_cvtss_f32(v);
 }
 
-// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp).
-inline void unpack_lane_weights(const BlockQ6K& w, Avx2LaneWeights& out) {
-  for (int half = 0; half < 2; ++half) {
-    __m256i q[4];
-    unpack_q6k_half(w, half, q);
-    for (int k = 0; k < 4; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 128 * half + 32 * k), q[k]);
+// The weight side of a block for the token-lane GEMM (dot_kquant_gemm_avx2_impl.hpp), its quants
+// in value order (an interleaved block's vectors transposed back).
+template <class Block>
+inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
+  __m256i halves[2][4];
+  unpack_q6k_half(w, 0, halves[0]);
+  unpack_q6k_half(w, 1, halves[1]);
+  const __m256i q[8] = {halves[0][0], halves[0][1], halves[0][2], halves[0][3],
+                        halves[1][0], halves[1][1], halves[1][2], halves[1][3]};
+  if constexpr (kInterleavedBlock<Block>) {
+    store_in_value_order(q, out.q);
+  } else {
+    for (int k = 0; k < 8; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 32 * k), q[k]);
   }
   const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(_mm256_cvtepi8_epi32(scales)));
@@ -84,11 +125,12 @@ inline void unpack_lane_weights(const BlockQ6K& w, Avx2LaneWeights& out) {
 }
 
 
-inline float dot_q6k_row(const BlockQ6K* w, const BlockQ8K* x, std::size_t blocks) {
+template <class Block>
+inline float dot_q6k_row(const Block* w, const BlockQ8K* x, std::size_t blocks) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
-    prefetch_weights_ahead<4 * sizeof(BlockQ6K)>(w + b);
+    prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
     // One statement per block, in ascending address order: the hardware prefetchers follow an
     // ascending stream (as function arguments the blocks were evaluated last to first).
     // The blocks' sums are paired as they come, so that fewer of them are live at once.
@@ -114,10 +156,11 @@ inline float dot_q6k_row(const BlockQ6K* w, const BlockQ8K* x, std::size_t block
   return horizontal_sum(acc);
 }
 
-inline void gemm_q6k(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
+template <class Block>
+inline void gemm_q6k(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
                      float* out, std::size_t out_stride) {
   dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
-                                  [](const BlockQ6K& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
+                           [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
 }
 
 }  // namespace

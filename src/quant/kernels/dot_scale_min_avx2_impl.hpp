@@ -26,10 +26,6 @@ namespace {
 template <class Block>
 inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K> || std::is_same_v<Block, BlockQ5KInterleaved>;
 
-// Blocks in the sub-block interleaved layout (brick/quant/weight_layout.hpp).
-template <class Block>
-inline constexpr bool kInterleaved =
-    std::is_same_v<Block, BlockQ4KInterleaved> || std::is_same_v<Block, BlockQ5KInterleaved>;
 
 // The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block, one byte each. The 12 packed bytes
 // hold the low 6 bits of scales 0-3 and mins 0-3 in bytes 0-7; scales and mins 4-7 keep their low
@@ -112,7 +108,7 @@ inline BlockSums block_sums(const Block& w, const BlockScales& scales, const Blo
 // The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block of either layout.
 template <class Block>
 inline __m128i scales_and_mins(const Block& w) {
-  if constexpr (kInterleaved<Block>) {
+  if constexpr (kInterleavedBlock<Block>) {
     static_assert(offsetof(Block, mins) == offsetof(Block, scales) + 8);
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
   } else {
@@ -158,30 +154,13 @@ inline BlockSums interleaved_block_sums(const Block& w, const BlockQ8K& x) {
 // in value order: an interleaved block's vectors are transposed back, runs of four at a time.
 template <class Block>
 inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
-  if constexpr (kInterleaved<Block>) {
-    // Vector k's dword s is values 4k..4k+3 of sub-block s: an 8 x 8 transpose of dwords.
+  if constexpr (kInterleavedBlock<Block>) {
     __m256i v[8];
     for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
       v[2 * c] = q_lo;
       v[2 * c + 1] = q_hi;
     });
-    __m256i a[8], b[8];
-    for (int i = 0; i < 4; ++i) {
-      a[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
-      a[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
-    }
-    for (int i = 0; i < 2; ++i) {
-      for (int h = 0; h < 2; ++h) {
-        b[4 * i + 2 * h] = _mm256_unpacklo_epi64(a[4 * i + h], a[4 * i + 2 + h]);
-        b[4 * i + 2 * h + 1] = _mm256_unpackhi_epi64(a[4 * i + h], a[4 * i + 2 + h]);
-      }
-    }
-    // b[4i + r] holds dword r (and r + 4 in the high lane) of vectors 4i..4i+3.
-    for (int r = 0; r < 4; ++r) {
-      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 32 * r), _mm256_permute2x128_si256(b[r], b[4 + r], 0x20));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 32 * (r + 4)),
-                         _mm256_permute2x128_si256(b[r], b[4 + r], 0x31));
-    }
+    store_in_value_order(v, out.q);
   } else {
     for_each_chunk(w, [&](int c, __m256i q_lo, __m256i q_hi) {
       _mm256_store_si256(reinterpret_cast<__m256i*>(out.q + 64 * c), q_lo);
@@ -300,7 +279,7 @@ struct InterleavedSums {
 // on the same values both give the same bits.
 template <class Block>
 inline float dot_scale_min_q8k(const Block* w, const BlockQ8K* x, std::size_t blocks) {
-  if constexpr (kInterleaved<Block>) {
+  if constexpr (kInterleavedBlock<Block>) {
     InterleavedSums<Block> sums{w, x};
     return dot_in_groups_of_four(w, x, blocks, sums);
   } else {

@@ -1,0 +1,18 @@
+// Q6_K·Q8_K in the sub-block interleaved layout, with the AVX2 kernels (dot_q6k_avx2_impl.hpp)
+// built for this file's instruction set.
+#include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/dot_q6k_avx2_impl.hpp"
+
+namespace brick::quant::kernels {
+
+float dot_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+  return dot_q6k_row(w, x, blocks);
+}
+
+void gemm_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, std::size_t rows, const BlockQ8K* x,
+                                      std::size_t tokens, std::size_t blocks, float* out,
+                                      std::size_t out_stride) noexcept {
+  gemm_q6k(w, rows, x, tokens, blocks, out, out_stride);
+}
+
+}  // namespace brick::quant::kernels

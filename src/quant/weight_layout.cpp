@@ -63,26 +63,32 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
 template <class Block>
   requires requires(Block b) { b.ql; }
 void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
-  for (std::size_t at = 0; at < kBlockSize; ++at) {
-    const std::size_t half = at / 128, quarter = at % 128 / 32, lane = at % 32;
-    const std::uint8_t packed = block.ql[64 * half + 32 * (quarter % 2) + lane];
-    const int low = quarter < 2 ? (packed & 0xF) : (packed >> 4);
-    const int high = (block.qh[32 * half + lane] >> (2 * quarter)) & 3;
-    q[at] = static_cast<std::uint8_t>(low | (high << 4));
+  for (std::size_t half = 0; half < 2; ++half) {
+    const std::uint8_t* ql = block.ql + 64 * half;
+    const std::uint8_t* qh = block.qh + 32 * half;
+    std::uint8_t* out = q + 128 * half;
+    for (std::size_t lane = 0; lane < 32; ++lane) {
+      out[lane] = static_cast<std::uint8_t>((ql[lane] & 0xF) | ((qh[lane] & 3) << 4));
+      out[32 + lane] = static_cast<std::uint8_t>((ql[32 + lane] & 0xF) | (((qh[lane] >> 2) & 3) << 4));
+      out[64 + lane] = static_cast<std::uint8_t>((ql[lane] >> 4) | (((qh[lane] >> 4) & 3) << 4));
+      out[96 + lane] = static_cast<std::uint8_t>((ql[32 + lane] >> 4) | ((qh[lane] >> 6) << 4));
+    }
   }
 }
 
 template <class Block>
   requires requires(Block b) { b.ql; }
 void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
-  std::memset(block.ql, 0, sizeof block.ql);
-  std::memset(block.qh, 0, sizeof block.qh);
-  for (std::size_t at = 0; at < kBlockSize; ++at) {
-    const std::size_t half = at / 128, quarter = at % 128 / 32, lane = at % 32;
-    std::uint8_t& packed = block.ql[64 * half + 32 * (quarter % 2) + lane];
-    packed = static_cast<std::uint8_t>(packed | ((q[at] & 0xF) << (quarter < 2 ? 0 : 4)));
-    std::uint8_t& high = block.qh[32 * half + lane];
-    high = static_cast<std::uint8_t>(high | ((q[at] >> 4) << (2 * quarter)));
+  for (std::size_t half = 0; half < 2; ++half) {
+    std::uint8_t* ql = block.ql + 64 * half;
+    std::uint8_t* qh = block.qh + 32 * half;
+    const std::uint8_t* in = q + 128 * half;
+    for (std::size_t lane = 0; lane < 32; ++lane) {
+      ql[lane] = static_cast<std::uint8_t>((in[lane] & 0xF) | ((in[64 + lane] & 0xF) << 4));
+      ql[32 + lane] = static_cast<std::uint8_t>((in[32 + lane] & 0xF) | ((in[96 + lane] & 0xF) << 4));
+      qh[lane] = static_cast<std::uint8_t>((in[lane] >> 4) | ((in[32 + lane] >> 4) << 2) | ((in[64 + lane] >> 4) << 4) |
+                                           ((in[96 + lane] >> 4) << 6));
+    }
   }
 }
 
@@ -222,28 +228,38 @@ WeightLayout preferred_layout(TensorType type, Backend backend) {
                                                                                   : WeightLayout::Plain;
 }
 
-RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout) {
+RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout, ThreadPool* pool) {
   validate(w, "RepackedMatrix");
   const std::optional<std::size_t> row = row_bytes(w.type(), layout, w.cols());
   if (!row) {
     throw InvalidArgument(fmt::format("RepackedMatrix: {} weights have no {} layout", name(w.type()), name(layout)));
   }
   bytes_.resize(*row * w.rows());
-  const auto convert = [&](auto to_interleaved, auto to_plain) {
-    if (layout == WeightLayout::SubBlockInterleaved) {
-      convert_bytes(w.data(), bytes_, to_interleaved);
+  // Rows [range.begin, range.end) of w into bytes_.
+  const auto repack_rows = [&](Range range) {
+    const std::span<const std::byte> in = w.data().subspan(range.begin * w.row_bytes(), range.size() * w.row_bytes());
+    const std::span<std::byte> out = std::span(bytes_).subspan(range.begin * *row, range.size() * *row);
+    const auto convert = [&](auto to_interleaved, auto to_plain) {
+      if (layout == WeightLayout::SubBlockInterleaved) {
+        convert_bytes(in, out, to_interleaved);
+      } else {
+        convert_bytes(in, out, to_plain);
+      }
+    };
+    if (layout == w.layout()) {
+      std::copy(in.begin(), in.end(), out.begin());
+    } else if (w.type() == TensorType::Q4_K) {
+      convert(&interleave_q4k, &deinterleave_q4k);
+    } else if (w.type() == TensorType::Q5_K) {
+      convert(&interleave_q5k, &deinterleave_q5k);
     } else {
-      convert_bytes(w.data(), bytes_, to_plain);
+      convert(&interleave_q6k, &deinterleave_q6k);
     }
   };
-  if (layout == w.layout()) {
-    std::copy(w.data().begin(), w.data().end(), bytes_.begin());
-  } else if (w.type() == TensorType::Q4_K) {
-    convert(&interleave_q4k, &deinterleave_q4k);
-  } else if (w.type() == TensorType::Q5_K) {
-    convert(&interleave_q5k, &deinterleave_q5k);
+  if (pool != nullptr) {
+    pool->parallel_for(w.rows(), [&](Range range, std::size_t) { repack_rows(range); });
   } else {
-    convert(&interleave_q6k, &deinterleave_q6k);
+    repack_rows({0, w.rows()});
   }
   matrix_ = WeightMatrix(w.type(), bytes_, w.rows(), w.cols(), layout);
 }

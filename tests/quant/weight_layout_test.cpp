@@ -155,6 +155,11 @@ TEST(WeightLayout, RepackedMatricesDequantizeToThePlainFloats) {
     }
     const RepackedMatrix back(w, WeightLayout::Plain);
     EXPECT_TRUE(std::equal(back.matrix().data().begin(), back.matrix().data().end(), plain.data().begin()));
+    // The pool's threads repack the same bytes.
+    ThreadPool pool(2);
+    const RepackedMatrix pooled(plain, WeightLayout::SubBlockInterleaved, &pool);
+    EXPECT_TRUE(std::equal(pooled.matrix().data().begin(), pooled.matrix().data().end(), w.data().begin(),
+                           w.data().end()));
   }
 }
 

@@ -18,6 +18,7 @@
 #include "brick/quant/q8_0.hpp"
 #include "brick/quant/tensor_type.hpp"
 #include "brick/quant/weight_layout.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
 
 namespace brick::quant {
 
@@ -127,7 +128,8 @@ WeightLayout preferred_layout(TensorType type, Backend backend);
 class RepackedMatrix {
  public:
   // Throws as validate() does for `w`, and InvalidArgument when `layout` does not apply to its type.
-  RepackedMatrix(const WeightMatrix& w, WeightLayout layout);
+  // With a pool, its threads repack the rows.
+  RepackedMatrix(const WeightMatrix& w, WeightLayout layout, ThreadPool* pool = nullptr);
 
   const WeightMatrix& matrix() const noexcept { return matrix_; }
 

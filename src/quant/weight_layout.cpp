@@ -1,4 +1,4 @@
-// The sub-block interleaved layout of Q4_K and Q5_K blocks (brick/quant/weight_layout.hpp).
+// The sub-block interleaved layout of Q4_K, Q5_K and Q6_K blocks (brick/quant/weight_layout.hpp).
 #include "brick/quant/weight_layout.hpp"
 
 #include <fmt/format.h>

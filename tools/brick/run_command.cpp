@@ -608,8 +608,8 @@ void add_run_command(CLI::App& app, Action& chosen) {
       ->check(CLI::IsMember({"eager", "deferred"}));
   cmd->add_flag("!--no-profile", o->profile, "Run with the profiler disabled");
   cmd->add_flag("!--no-repack", o->repack,
-                "Keep every weight matrix in the file's layout (by default the AVX2 backend repacks Q4_K and "
-                "Q5_K ones for its kernels)");
+                "Keep every weight matrix in the file's layout (by default the AVX2 backend repacks the "
+                "k-quant ones for its kernels)");
   cmd->add_option("--trace", o->trace_path,
                   "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) to this file");
   cmd->add_option("--trace-events", o->trace_events,

@@ -46,9 +46,10 @@ struct LlamaOptions {
   // Each brick's token budget is the time its bytes take at this bandwidth.
   ByteBudget bandwidth_budget = ByteBudget::from_gb_per_second(10.0);
   // Matrices the bricks multiply with in the layout the backend's kernels run fastest on
-  // (quant::preferred_layout): with AVX2, the Q4_K and Q5_K ones are copied at construction into
-  // the sub-block interleaved layout (2.3-2.8% more bytes than the file's blocks; the same values
-  // and results). False keeps every matrix a view of the caller's weights.
+  // (quant::preferred_layout): with AVX2, the Q4_K, Q5_K and Q6_K ones are copied at construction,
+  // on the pool, into the sub-block interleaved layout (Q4_K and Q5_K 2.3-2.8% more bytes than the
+  // file's blocks; the same values and results). False keeps every matrix a view of the caller's
+  // weights.
   bool repack = true;
 };
 

@@ -6,7 +6,7 @@
 // Q5_K_M files keep some projections in Q6_K).
 //
 // QuantMatrix<Block> is the typed view of blocks of one block type (Q4_K, Q5_K, Q6_K, Q8_0, and
-// the interleaved Q4_K and Q5_K); it converts to a WeightMatrix. F32, F16 and BF16 matrices are
+// the interleaved Q4_K, Q5_K and Q6_K); it converts to a WeightMatrix. F32, F16 and BF16 matrices are
 // WeightMatrix values of their type. RepackedMatrix owns a copy of a matrix in another layout.
 #include <cstddef>
 #include <span>
@@ -120,8 +120,8 @@ void validate(const WeightMatrix& w, std::string_view what);
 void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out);
 
 // The layout `backend`'s kernels run fastest on for weights of `type` (as resolve() resolves it;
-// BackendUnavailable when this CPU cannot run it): SubBlockInterleaved for Q4_K and Q5_K on AVX2,
-// Plain otherwise.
+// BackendUnavailable when this CPU cannot run it): SubBlockInterleaved for Q4_K, Q5_K and Q6_K on
+// AVX2, Plain otherwise.
 WeightLayout preferred_layout(TensorType type, Backend backend);
 
 // A copy of a matrix's blocks in another layout, owning its bytes (moving it keeps matrix() valid).

@@ -52,33 +52,26 @@ TEST(WeightLayout, InterleavedPositionIsAPermutationThatUndoesItself) {
   }
 }
 
-TEST(WeightLayout, Q4KBlocksRoundTripByteForByte) {
-  const std::vector<BlockQ4K> plain = test_blocks(&test::random_q4k);
-  std::vector<BlockQ4KInterleaved> interleaved(plain.size());
-  std::vector<BlockQ4K> back(plain.size());
-  interleave_q4k(plain, interleaved);
-  deinterleave_q4k(interleaved, back);
+// Interleaved and back, the same bytes; returns the interleaved blocks.
+template <class Plain, class Interleaved>
+std::vector<Interleaved> round_trip(const std::vector<Plain>& plain,
+                                    void (*interleave)(std::span<const Plain>, std::span<Interleaved>),
+                                    void (*deinterleave)(std::span<const Interleaved>, std::span<Plain>)) {
+  std::vector<Interleaved> interleaved(plain.size());
+  std::vector<Plain> back(plain.size());
+  interleave(plain, interleaved);
+  deinterleave(interleaved, back);
   EXPECT_TRUE(same_bytes(plain, back));
+  return interleaved;
 }
 
-TEST(WeightLayout, Q5KBlocksRoundTripByteForByte) {
-  const std::vector<BlockQ5K> plain = test_blocks(&test::random_q5k);
-  std::vector<BlockQ5KInterleaved> interleaved(plain.size());
-  std::vector<BlockQ5K> back(plain.size());
-  interleave_q5k(plain, interleaved);
-  deinterleave_q5k(interleaved, back);
-  EXPECT_TRUE(same_bytes(plain, back));
-}
-
-TEST(WeightLayout, Q6KBlocksRoundTripByteForByte) {
-  const std::vector<BlockQ6K> plain = test_blocks(&test::random_q6k);
-  std::vector<BlockQ6KInterleaved> interleaved(plain.size());
-  std::vector<BlockQ6K> back(plain.size());
-  interleave_q6k(plain, interleaved);
-  deinterleave_q6k(interleaved, back);
-  EXPECT_TRUE(same_bytes(plain, back));
-  EXPECT_EQ(interleaved[0].d, plain[0].d);
-  EXPECT_EQ(std::memcmp(interleaved[0].scales, plain[0].scales, sizeof plain[0].scales), 0);
+TEST(WeightLayout, BlocksRoundTripByteForByte) {
+  round_trip(test_blocks(&test::random_q4k), &interleave_q4k, &deinterleave_q4k);
+  round_trip(test_blocks(&test::random_q5k), &interleave_q5k, &deinterleave_q5k);
+  const std::vector<BlockQ6K> q6k = test_blocks(&test::random_q6k);
+  const std::vector<BlockQ6KInterleaved> interleaved = round_trip(q6k, &interleave_q6k, &deinterleave_q6k);
+  EXPECT_EQ(interleaved[0].d, q6k[0].d);
+  EXPECT_EQ(std::memcmp(interleaved[0].scales, q6k[0].scales, sizeof q6k[0].scales), 0);
 }
 
 TEST(WeightLayout, InterleavedBlocksHoldTheScalesOneByteEach) {

@@ -10,6 +10,10 @@
 // row's dot tracks x's smallest quant as it goes (one vpminsb on quants it loads anyway) and runs
 // the row again widened only if that was -128.
 //
+// The scales d_w * d_x are computed four blocks at a time, a group ahead, and broadcast from memory
+// (q8_0_scales.hpp assembles the fp16 d's); the rows kernel converts x's d to floats once for all
+// its rows. Per block that leaves the six vector operations of the products and the FMA.
+//
 // The GEMM walks a row against a tile of 8 tokens in four passes, one per accumulator of the row
 // kernel, so that each token needs one accumulator at a time and gets the rows kernel's bits; the
 // tokens share the weight block's load, magnitudes and d.
@@ -24,6 +28,7 @@
 #include "brick/quant/q8_0.hpp"
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
+#include "quant/kernels/q8_0_scales.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -61,48 +66,70 @@ inline __m256i signed_block_sum(__m256i magnitudes, __m256i signed_x) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, signed_x), _mm256_set1_epi16(1));
 }
 
-inline __m256 block_scale(const BlockQ80& w, const BlockQ80& x) { return _mm256_set1_ps(_cvtsh_ss(w.d) * _cvtsh_ss(x.d)); }
+inline float block_scale(const BlockQ80& w, const BlockQ80& x) { return _cvtsh_ss(w.d) * _cvtsh_ss(x.d); }
 
-// d_w * d_x of blocks b..b+3 in lanes 0-3, from one conversion of the fp16 scales; the same
-// products as block_scale.
-inline __m256 four_block_scales(const BlockQ80* w, const BlockQ80* x, std::size_t b) {
-  const auto half = [](const BlockQ80& block) { return static_cast<short>(block.d); };
-  const __m256 d = _mm256_cvtph_ps(_mm_setr_epi16(half(w[b]), half(w[b + 1]), half(w[b + 2]), half(w[b + 3]),
-                                                  half(x[b]), half(x[b + 1]), half(x[b + 2]), half(x[b + 3])));
-  return _mm256_castps128_ps256(_mm_mul_ps(_mm256_castps256_ps128(d), _mm256_extractf128_ps(d, 1)));
+// d_w * d_x of blocks b..b+3 into out[0..3], x's d given as floats (dx) or taken from its blocks:
+// the same products as block_scale.
+inline void store_four_block_scales(const BlockQ80* w, const float* dx, std::size_t b, float* out) {
+  _mm_store_ps(out, _mm_mul_ps(four_scales_as_floats(w + b), _mm_loadu_ps(dx + b)));
+}
+inline void store_four_block_scales(const BlockQ80* w, const BlockQ80* x, std::size_t b, float* out) {
+  _mm_store_ps(out, _mm_mul_ps(four_scales_as_floats(w + b), four_scales_as_floats(x + b)));
 }
 
-inline __m256 broadcast_lane(__m256 v, int lane) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(lane)); }
-
 // Row w against activation row x: four accumulators by block position, added (0 + 2) + (1 + 3).
+// x's d come from dx: x's blocks themselves, or their d as floats converted ahead for many rows.
 // kSigns: x holds no -128 (the vpmaddubsw products); with kTrack the element-wise minimum of x's
 // quants is taken into *smallest as well.
-template <bool kSigns, bool kTrack = false>
-inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, __m256i* smallest = nullptr) {
-  __m256 acc[4];
-  for (__m256& a : acc) a = _mm256_setzero_ps();
-  const auto add = [&](std::size_t b, __m256 scale, std::size_t i) {
+template <bool kSigns, bool kTrack = false, class XScales>
+inline float dot_blocks(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, XScales dx,
+                        __m256i* smallest = nullptr) {
+  const auto add = [&](std::size_t b, __m256 scale, __m256 acc) {
     const __m256i wq = load_quants(w[b]);
     const __m256i xq = load_quants(x[b]);
     if constexpr (kTrack) *smallest = _mm256_min_epi8(*smallest, xq);
     const __m256i sum =
         kSigns ? signed_block_sum(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq)) : block_sum_widened(w[b], x[b]);
-    acc[i] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), acc[i]);
+    return _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), acc);
   };
-  // Four blocks per iteration, so that the accumulators stay in registers.
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
+  // Four blocks per iteration, each into its own accumulator (no array: a scale stored through a
+  // float pointer could alias one, and every accumulator would be stored after each block). Each
+  // group's scales are computed one group ahead, into the buffer the group before used, and
+  // broadcast from memory: loads, where a shuffle per block takes a vector port the products
+  // need (computed and used in one iteration, the compiler forwards them into shuffles).
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  alignas(16) float buffers[2][4];
+  float* now = buffers[0];
+  float* next = buffers[1];
+  const auto group = [&](std::size_t b) {
     prefetch_weights_ahead<4 * sizeof(BlockQ80)>(w + b);
-    const __m256 scales = four_block_scales(w, x, b);
-    for (std::size_t i = 0; i < 4; ++i) add(b + i, broadcast_lane(scales, static_cast<int>(i)), i);
+    acc0 = add(b, _mm256_broadcast_ss(now), acc0);
+    acc1 = add(b + 1, _mm256_broadcast_ss(now + 1), acc1);
+    acc2 = add(b + 2, _mm256_broadcast_ss(now + 2), acc2);
+    acc3 = add(b + 3, _mm256_broadcast_ss(now + 3), acc3);
+  };
+  std::size_t b = 0;
+  if (blocks >= 4) store_four_block_scales(w, dx, 0, now);
+  for (; b + 8 <= blocks; b += 4) {
+    store_four_block_scales(w, dx, b + 4, next);
+    group(b);
+    std::swap(now, next);
   }
-  for (std::size_t i = 0; b + i < blocks; ++i) add(b + i, block_scale(w[b + i], x[b + i]), i);
-  return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3])));
+  if (b + 4 <= blocks) {
+    group(b);
+    b += 4;
+  }
+  const auto tail_scale = [&](std::size_t i) { return _mm256_set1_ps(block_scale(w[b + i], x[b + i])); };
+  if (b < blocks) acc0 = add(b, tail_scale(0), acc0);
+  if (b + 1 < blocks) acc1 = add(b + 1, tail_scale(1), acc1);
+  if (b + 2 < blocks) acc2 = add(b + 2, tail_scale(2), acc2);
+  return simd::horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc0, acc2), _mm256_add_ps(acc1, acc3)));
 }
 
 // Row w against one activation row x, of which `signs` says whether it holds no -128.
-inline float dot_one(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, bool signs) {
-  return signs ? dot_blocks<true>(w, x, blocks) : dot_blocks<false>(w, x, blocks);
+template <class XScales>
+inline float dot_one(const BlockQ80* w, const BlockQ80* x, std::size_t blocks, bool signs, XScales dx) {
+  return signs ? dot_blocks<true>(w, x, blocks, dx) : dot_blocks<false>(w, x, blocks, dx);
 }
 
 // About this many bytes of weight rows are walked against every tile of tokens before the next rows:
@@ -111,13 +138,18 @@ inline constexpr std::size_t kChunkBytes = 128 * 1024;
 
 inline float dot_row(const BlockQ80* w, const BlockQ80* x, std::size_t blocks) {
   __m256i smallest = _mm256_set1_epi8(127);
-  const float signs = dot_blocks<true, true>(w, x, blocks, &smallest);
-  return holds_minus128(smallest) ? dot_one(w, x, blocks, false) : signs;
+  const float signs = dot_blocks<true, true>(w, x, blocks, x, &smallest);
+  return holds_minus128(smallest) ? dot_one(w, x, blocks, false, x) : signs;
 }
 
 inline void dot_rows(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::size_t blocks, float* out) {
   const bool signs = signs_flip_exactly(x, blocks);
-  for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one(w + r * blocks, x, blocks, signs);
+  thread_local std::vector<float> dx;  // x's d as floats, converted once for all the rows
+  if (dx.size() < blocks) dx.resize(blocks);
+  std::size_t b = 0;
+  for (; b + 4 <= blocks; b += 4) _mm_storeu_ps(dx.data() + b, four_scales_as_floats(x + b));
+  for (; b < blocks; ++b) dx[b] = _cvtsh_ss(x[b].d);
+  for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one(w + r * blocks, x, blocks, signs, dx.data());
 }
 
 // The GEMM's tiles: up to kTileTokens tokens whose quants hold no -128, with their d as floats,
@@ -211,7 +243,7 @@ inline void gemm(const BlockQ80* w, std::size_t rows, const BlockQ80* x, std::si
     }
     for (const std::size_t t : widened) {
       for (std::size_t r = 0; r < chunk_rows; ++r) {
-        out[t * out_stride + first_row + r] = dot_one(chunk_w + r * blocks, x + t * blocks, blocks, false);
+        out[t * out_stride + first_row + r] = dot_one(chunk_w + r * blocks, x + t * blocks, blocks, false, x + t * blocks);
       }
     }
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "brick/quant/q8_0.hpp"
+#include "quant/kernels/q8_0_scales.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -63,6 +64,13 @@ inline Lanes group_tree(const Value& value) {
   }
   (std::make_index_sequence<kGroup>{});
   return levels[4];
+}
+
+// The d of eight blocks h[0..7], a half group, as fp16 words in kLaneBlock's order (h[kLaneBlock[j]]
+// in word j), assembled four at a time (q8_0_scales.hpp).
+inline __m128i half_group_scales(const BlockQ80* h) {
+  static_assert(kLaneBlock[0] == 0 && kLaneBlock[1] == 2 && kLaneBlock[4] == 1 && kLaneBlock[8] == 8);
+  return _mm_unpacklo_epi64(four_scales(h[0], h[2], h[4], h[6]), four_scales(h[1], h[3], h[5], h[7]));
 }
 
 // What the GEMMs need of a weight block besides its quants, computed once per chunk of rows for all

@@ -19,7 +19,6 @@
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/kernels/dot_q8_0_block_sums.hpp"
 #include "quant/kernels/dot_rows_in_runs.hpp"
-#include "quant/kernels/q8_0_scales.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -44,14 +43,11 @@ inline __m256 low_halves_as_floats(__m256i dwords) {
 }
 
 // The d of a half group's blocks in kLaneBlock's order (half[kLaneBlock[j]] in lane j), of the
-// first `n` of its blocks (zeros past them): a whole half's assembled four at a time
-// (q8_0_scales.hpp), a shorter one's by a gather of each block's first dword, of which d is the low
-// half.
+// first `n` of its blocks (zeros past them): a whole half's from half_group_scales (1.3x as fast
+// on Zen 5 as a gather of the eight), a shorter one's by a gather of each block's first dword, of
+// which d is the low half.
 inline __m256 half_scales(const BlockQ80* half, std::size_t n) {
-  if (n >= kHalf) {
-    return _mm256_cvtph_ps(_mm_unpacklo_epi64(four_scales(half[0], half[2], half[4], half[6]),
-                                              four_scales(half[1], half[3], half[5], half[7])));
-  }
+  if (n >= kHalf) return _mm256_cvtph_ps(half_group_scales(half));
   const __m256i lane_block = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
   const __m256i offsets =
       _mm256_mullo_epi32(lane_block, _mm256_set1_epi32(static_cast<int>(sizeof(BlockQ80))));

@@ -1,10 +1,11 @@
 #pragma once
-// The fp16 scales of Q8_0 blocks into a vector without a gather or an insert per block: four d's
-// are assembled in a general register (integer operations, off the vector ports the products use)
-// and moved across at once. A block's d lies 34 bytes after the one before, so no vector load
-// picks up several; on Zen 5 this made the AVX-VNNI Q8_0 row dots 1.3x as fast as a vpgatherdd of
-// eight d's, and the AVX2 rows 1.1x as fast as eight vpinsrw per four blocks (bench/RESULTS.md).
-// Everything here is in an anonymous namespace so that each translation unit keeps its own copy.
+// The fp16 scales of Q8_0 blocks into a vector without a gather, an insert per block or a permute of
+// wide loads: four d's are assembled in a general register (integer operations, off the vector
+// ports the products use) and moved across at once. On Zen 5 the Q8_0 row kernels ran faster so
+// than with any of those (rows in L2: AVX2 1.2x against an insert per d, AVX-VNNI 1.5x against a
+// vpgatherdd of eight, AVX-512 VNNI 1.26x against vpermt2w from the quants' lines;
+// bench/RESULTS.md). Everything here is in an anonymous namespace so that each translation unit
+// keeps its own copy.
 #include <immintrin.h>
 
 #include <cstdint>

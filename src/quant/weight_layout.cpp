@@ -18,12 +18,12 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
   if (in != out) throw InvalidArgument(fmt::format("{}: {} blocks in but room for {}", function, in, out));
 }
 
-// The 4-bit quants of a block, one byte each in position order. Both layouts store position `at`
-// in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32] (plain: value v at
-// position v; interleaved: vector k's byte p at position 32k + p), with Q5_K's fifth bit in bit
-// at / 32 of qh[at % 32].
+// The 4-bit quants of a Q4_K or Q5_K block, one byte each in position order. Both layouts store
+// position `at` in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32] (plain:
+// value v at position v; interleaved: vector k's byte p at position 32k + p), with Q5_K's fifth bit
+// in bit at / 32 of qh[at % 32].
 template <class Block>
-  requires requires(Block b) { b.qs; }
+  requires requires(Block b) { b.dmin; }
 void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
   for (std::size_t chunk = 0; chunk < 4; ++chunk) {
     for (std::size_t p = 0; p < 32; ++p) {
@@ -40,7 +40,7 @@ void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
 }
 
 template <class Block>
-  requires requires(Block b) { b.qs; }
+  requires requires(Block b) { b.dmin; }
 void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
   for (std::size_t chunk = 0; chunk < 4; ++chunk) {
     for (std::size_t p = 0; p < 32; ++p) {
@@ -57,12 +57,10 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
   }
 }
 
-// Q6_K's quants (0..63), where both layouts store position `at`: within each half of 128, quarter
-// k (32 positions) in the low nibbles of ql[0..31] (k = 0), of ql[32..63] (k = 1), then the high
-// nibbles (k = 2, 3), with bits 2k..2k+1 of qh[0..31] on top.
-template <class Block>
-  requires requires(Block b) { b.ql; }
-void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+// Q6_K's quants (0..63) in position order. Plain: within each half of 128, quarter k (32
+// positions) in the low nibbles of ql[0..31] (k = 0), of ql[32..63] (k = 1), then the high nibbles
+// (k = 2, 3), with bits 2k..2k+1 of qh[0..31] on top.
+void unpack_quants(const BlockQ6K& block, std::uint8_t (&q)[kBlockSize]) noexcept {
   for (std::size_t half = 0; half < 2; ++half) {
     const std::uint8_t* ql = block.ql + 64 * half;
     const std::uint8_t* qh = block.qh + 32 * half;
@@ -76,9 +74,7 @@ void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
   }
 }
 
-template <class Block>
-  requires requires(Block b) { b.ql; }
-void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
+void pack_quants(const std::uint8_t (&q)[kBlockSize], BlockQ6K& block) noexcept {
   for (std::size_t half = 0; half < 2; ++half) {
     std::uint8_t* ql = block.ql + 64 * half;
     std::uint8_t* qh = block.qh + 32 * half;
@@ -88,6 +84,36 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
       ql[32 + lane] = static_cast<std::uint8_t>((in[32 + lane] & 0xF) | ((in[96 + lane] & 0xF) << 4));
       qh[lane] = static_cast<std::uint8_t>((in[lane] >> 4) | ((in[32 + lane] >> 4) << 2) | ((in[64 + lane] >> 4) << 4) |
                                            ((in[96 + lane] >> 4) << 6));
+    }
+  }
+}
+
+// Interleaved: quarters 0..2 of each half in bits 0..5 of their byte, quarter 3 spread over their
+// bits 6..7 (brick/quant/weight_layout.hpp).
+void unpack_quants(const BlockQ6KInterleaved& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+  for (std::size_t half = 0; half < 2; ++half) {
+    const std::uint8_t* packed = block.qs + 96 * half;
+    std::uint8_t* out = q + 128 * half;
+    for (std::size_t lane = 0; lane < 32; ++lane) {
+      std::uint8_t last = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        out[32 * k + lane] = packed[32 * k + lane] & 0x3F;
+        last = static_cast<std::uint8_t>(last | (packed[32 * k + lane] >> 6) << (4 - 2 * k));
+      }
+      out[96 + lane] = last;
+    }
+  }
+}
+
+void pack_quants(const std::uint8_t (&q)[kBlockSize], BlockQ6KInterleaved& block) noexcept {
+  for (std::size_t half = 0; half < 2; ++half) {
+    std::uint8_t* packed = block.qs + 96 * half;
+    const std::uint8_t* in = q + 128 * half;
+    for (std::size_t lane = 0; lane < 32; ++lane) {
+      for (std::size_t k = 0; k < 3; ++k) {
+        const int top = (in[96 + lane] >> (4 - 2 * k)) & 3;
+        packed[32 * k + lane] = static_cast<std::uint8_t>(in[32 * k + lane] | top << 6);
+      }
     }
   }
 }

@@ -109,12 +109,11 @@ inline __m256i lane_scale_operands(__m256i scales) {
 #endif
 }
 
-// Q6_K's quants of half `half` (128 values) unsigned (0..63), in value order (an interleaved
-// block's vectors 4 * half .. 4 * half + 3): values 0..31 are the
+// Q6_K's quants of half `half` (128 values) unsigned (0..63), in value order: values 0..31 are the
 // low nibbles of ql[0..31] with qh bits 0-1, 32..63 those of ql[32..63] with bits 2-3, 64..95 the
-// high nibbles of ql[0..31] with bits 4-5, 96..127 those of ql[32..63] with bits 6-7.
-template <class Block>
-inline void unpack_q6k_half(const Block& w, int half, __m256i (&q)[4]) {
+// high nibbles of ql[0..31] with bits 4-5, 96..127 those of ql[32..63] with bits 6-7. 17 vector
+// operations.
+inline void unpack_q6k_half(const BlockQ6K& w, int half, __m256i (&q)[4]) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   const __m256i high_bits = _mm256_set1_epi8(0x30);
   const std::uint8_t* ql = w.ql + 64 * half;
@@ -126,6 +125,25 @@ inline void unpack_q6k_half(const Block& w, int half, __m256i (&q)[4]) {
   q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low_nibble), _mm256_and_si256(qh, high_bits));
   q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low_nibble),
                          _mm256_and_si256(_mm256_srli_epi16(qh, 2), high_bits));
+}
+
+// The same for an interleaved block, its vectors 4 * half .. 4 * half + 3: the low six bits of its
+// three packed vectors, and the fourth gathered from their top two bits. 11 vector operations (the
+// 16-bit shifts move only bits that the mask has cleared across a byte's edge).
+inline void unpack_q6k_half(const BlockQ6KInterleaved& w, int half, __m256i (&q)[4]) {
+  const __m256i low_bits = _mm256_set1_epi8(0x3F);
+  const __m256i top_bits = _mm256_set1_epi8(static_cast<char>(0xC0));
+  const std::uint8_t* packed = w.qs + 96 * half;
+  const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed));
+  const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 32));
+  const __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 64));
+  q[0] = _mm256_and_si256(v0, low_bits);
+  q[1] = _mm256_and_si256(v1, low_bits);
+  q[2] = _mm256_and_si256(v2, low_bits);
+  const __m256i top = _mm256_or_si256(_mm256_and_si256(v0, top_bits),
+                                      _mm256_or_si256(_mm256_srli_epi16(_mm256_and_si256(v1, top_bits), 2),
+                                                      _mm256_srli_epi16(_mm256_and_si256(v2, top_bits), 4)));
+  q[3] = _mm256_srli_epi16(top, 2);
 }
 
 // Stores an interleaved block's eight vectors of quants in value order: vector k's dword s is

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "brick/core/error.hpp"
 #include "brick/quant/weight_matrix.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_scale_min.hpp"
+#include "quant/q6k_quants.hpp"
 
 namespace brick::quant {
 namespace {
@@ -57,23 +59,15 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
   }
 }
 
-// Q6_K's quants (0..63) in position order. Plain: within each half of 128, quarter k (32
-// positions) in the low nibbles of ql[0..31] (k = 0), of ql[32..63] (k = 1), then the high nibbles
-// (k = 2, 3), with bits 2k..2k+1 of qh[0..31] on top.
-void unpack_quants(const BlockQ6K& block, std::uint8_t (&q)[kBlockSize]) noexcept {
-  for (std::size_t half = 0; half < 2; ++half) {
-    const std::uint8_t* ql = block.ql + 64 * half;
-    const std::uint8_t* qh = block.qh + 32 * half;
-    std::uint8_t* out = q + 128 * half;
-    for (std::size_t lane = 0; lane < 32; ++lane) {
-      out[lane] = static_cast<std::uint8_t>((ql[lane] & 0xF) | ((qh[lane] & 3) << 4));
-      out[32 + lane] = static_cast<std::uint8_t>((ql[32 + lane] & 0xF) | (((qh[lane] >> 2) & 3) << 4));
-      out[64 + lane] = static_cast<std::uint8_t>((ql[lane] >> 4) | (((qh[lane] >> 4) & 3) << 4));
-      out[96 + lane] = static_cast<std::uint8_t>((ql[32 + lane] >> 4) | ((qh[lane] >> 6) << 4));
-    }
-  }
+// Q6_K's quants (0..63) in position order, in either layout (q6k_quants.hpp).
+template <class Block>
+  requires std::is_same_v<Block, BlockQ6K> || std::is_same_v<Block, BlockQ6KInterleaved>
+void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+  for (std::size_t at = 0; at < kBlockSize; ++at) q[at] = detail::q6k_quant(block, at);
 }
 
+// Their inverses: plain as q6k_quant(BlockQ6K) reads them, interleaved as
+// q6k_quant(BlockQ6KInterleaved) does.
 void pack_quants(const std::uint8_t (&q)[kBlockSize], BlockQ6K& block) noexcept {
   for (std::size_t half = 0; half < 2; ++half) {
     std::uint8_t* ql = block.ql + 64 * half;
@@ -84,23 +78,6 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], BlockQ6K& block) noexcept 
       ql[32 + lane] = static_cast<std::uint8_t>((in[32 + lane] & 0xF) | ((in[96 + lane] & 0xF) << 4));
       qh[lane] = static_cast<std::uint8_t>((in[lane] >> 4) | ((in[32 + lane] >> 4) << 2) | ((in[64 + lane] >> 4) << 4) |
                                            ((in[96 + lane] >> 4) << 6));
-    }
-  }
-}
-
-// Interleaved: quarters 0..2 of each half in bits 0..5 of their byte, quarter 3 spread over their
-// bits 6..7 (brick/quant/weight_layout.hpp).
-void unpack_quants(const BlockQ6KInterleaved& block, std::uint8_t (&q)[kBlockSize]) noexcept {
-  for (std::size_t half = 0; half < 2; ++half) {
-    const std::uint8_t* packed = block.qs + 96 * half;
-    std::uint8_t* out = q + 128 * half;
-    for (std::size_t lane = 0; lane < 32; ++lane) {
-      std::uint8_t last = 0;
-      for (std::size_t k = 0; k < 3; ++k) {
-        out[32 * k + lane] = packed[32 * k + lane] & 0x3F;
-        last = static_cast<std::uint8_t>(last | (packed[32 * k + lane] >> 6) << (4 - 2 * k));
-      }
-      out[96 + lane] = last;
     }
   }
 }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -90,20 +91,28 @@ void gemm_brick(benchmark::State& state, quant::TensorType type, std::size_t row
   report(state, rows, tokens);
 }
 
-// The matrix of `type` and `rows` repacked into the sub-block interleaved layout (Q4_K, Q5_K).
-const quant::RepackedMatrix& interleaved_matrix(quant::TensorType type, std::size_t rows) {
+// The layout the AVX2 kernels take `type` repacked into (weight_layout.hpp): sub-block interleaved
+// k-quants, grouped Q8_0; nothing for the other types.
+std::optional<quant::WeightLayout> repacked_layout(quant::TensorType type) {
+  for (const quant::WeightLayout layout : {quant::WeightLayout::SubBlockInterleaved, quant::WeightLayout::GroupedBlocks}) {
+    if (quant::block_bytes(type, layout)) return layout;
+  }
+  return std::nullopt;
+}
+
+// The matrix of `type` and `rows` in its repacked layout.
+const quant::RepackedMatrix& repacked_matrix(quant::TensorType type, std::size_t rows) {
   static std::map<std::pair<quant::TensorType, std::size_t>, quant::RepackedMatrix> matrices;
   auto it = matrices.find({type, rows});
   if (it == matrices.end()) {
-    it = matrices.emplace(std::pair{type, rows}, quant::RepackedMatrix(matrix(type, rows).view(),
-                                                                       quant::WeightLayout::SubBlockInterleaved))
+    it = matrices.emplace(std::pair{type, rows}, quant::RepackedMatrix(matrix(type, rows).view(), *repacked_layout(type)))
              .first;
   }
   return it->second;
 }
 
-void gemm_brick_interleaved(benchmark::State& state, quant::TensorType type, std::size_t rows, std::size_t tokens) {
-  const quant::ProjectionOp op(BrickId::OutputProjection, "gemm", interleaved_matrix(type, rows).matrix(),
+void gemm_brick_repacked(benchmark::State& state, quant::TensorType type, std::size_t rows, std::size_t tokens) {
+  const quant::ProjectionOp op(BrickId::OutputProjection, "gemm", repacked_matrix(type, rows).matrix(),
                                pool(static_cast<int>(state.range(0))));
   std::vector<float> out(rows * tokens);
   for (auto _ : state) {
@@ -155,9 +164,7 @@ void register_benchmarks() {
               ->Unit(benchmark::kMillisecond);
         };
         add("brick", gemm_brick);
-        if (quant::block_bytes(type, quant::WeightLayout::SubBlockInterleaved)) {
-          add("brick_interleaved", gemm_brick_interleaved);
-        }
+        if (repacked_layout(type)) add("brick_repacked", gemm_brick_repacked);
         add("ggml", gemm_ggml);
         if (tokens == kBatches[0]) add("brick_matvec_loop", matvec_loop_brick);
       }
@@ -227,7 +234,7 @@ void print_summary(const Collector& c) {
   }
   fmt::print("\n");
   fmt::print("| weights | batch | threads | brick GFLOP/s | ggml GFLOP/s | brick / ggml | brick / its mat-vec loop | brick of int8 peak "
-             "| interleaved / ggml |\n"
+             "| repacked / ggml |\n"
              "|---|---|---|---|---|---|---|---|---|\n");
   for (const quant::TensorType type : kTypes) {
     for (const std::size_t rows : kShapes) {
@@ -240,14 +247,14 @@ void print_summary(const Collector& c) {
           const double ggml = time("ggml");
           if (ours == 0.0 || ggml == 0.0) continue;
           const double loop = time("brick_matvec_loop");
-          const double interleaved = time("brick_interleaved");
+          const double repacked = time("brick_repacked");
           const double gflops = flops(rows, tokens) / ours / 1e9;
           const double peak = peaks[{gemm_instructions(type), threads}];
           fmt::print("| {} {}x{} | {} | {} | {:.0f} | {:.0f} | {:.2f}x | {} | {} | {} |\n", quant::name(type), rows, kCols,
                      tokens, threads, gflops, flops(rows, tokens) / ggml / 1e9, ggml / ours,
                      loop > 0.0 ? fmt::format("{:.2f}x", loop / ours) : std::string("-"),
                      peak > 0.0 ? fmt::format("{:.0f}%", 100.0 * gflops / peak) : std::string("-"),
-                     interleaved > 0.0 ? fmt::format("{:.2f}x", ggml / interleaved) : std::string("-"));
+                     repacked > 0.0 ? fmt::format("{:.2f}x", ggml / repacked) : std::string("-"));
         }
       }
     }

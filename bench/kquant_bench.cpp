@@ -1,7 +1,8 @@
 // The weight-type kernels side by side with ggml (the oracle libraries), same data, same run, for
 // every format of the kernel table (Q4_K, Q5_K, Q6_K, Q8_0, F16, BF16):
 //   hot_dot   one 4096-value row in cache, ns per 256 values: every Brick kernel the CPU runs (the
-//             scalar references aside) vs ggml_vec_dot_*
+//             scalar references aside; brick_<isa>_interleaved and _grouped on the weights
+//             repacked, weight_layout.hpp) vs ggml_vec_dot_*
 //   l2_rows   rows of 4096 values in L2 (128 rows, or 512 KiB), ns per 256 values: the multi-row
 //             kernels (what a mat-vec runs) vs ggml_vec_dot_* row after row, the compute rate
 //             without DRAM
@@ -35,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -174,12 +176,12 @@ class GgmlGraph {
 template <class Format>
 struct BenchFormat;
 
-// `Interleaved` is the format of the same weights repacked (weight_layout.hpp), void where the type
-// has no such layout.
-template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot, class InterleavedFormat = void>
+// `Repacked` is the format of the same weights repacked as the AVX2 kernels prefer
+// (weight_layout.hpp), void where the type has no such layout.
+template <GgmlType kType, GgmlOracle::VecDotFn GgmlOracle::*kVecDot, class RepackedFormat = void>
 struct BenchFormatOf {
   static constexpr GgmlType kGgmlType = kType;
-  using Interleaved = InterleavedFormat;
+  using Repacked = RepackedFormat;
   static GgmlOracle::VecDotFn vec_dot() { return oracle().*kVecDot; }
 };
 
@@ -199,7 +201,8 @@ struct BenchFormat<quant::detail::Q6KFormat>
   static constexpr const char* kName = "q6k";
 };
 template <>
-struct BenchFormat<quant::detail::Q80Format> : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0> {
+struct BenchFormat<quant::detail::Q80Format>
+    : BenchFormatOf<GgmlType::Q8_0, &GgmlOracle::ggml_vec_dot_q8_0_q8_0, quant::detail::Q80GroupedFormat> {
   static constexpr const char* kName = "q8_0";
 };
 template <>
@@ -270,27 +273,38 @@ struct HotRow {
   }
 };
 
-// Weight blocks of `Plain`, repacked into the interleaved format `Interleaved`.
-template <class Plain, class Interleaved>
-std::vector<typename Interleaved::Weight> interleaved_weights(const std::vector<typename Plain::Weight>& w) {
-  std::vector<typename Interleaved::Weight> out(w.size());
-  const WeightMatrix plain(Plain::kType, std::as_bytes(std::span(w)), 1, w.size() * kBlockSize);
-  const RepackedMatrix repacked(plain, WeightLayout::SubBlockInterleaved);
+// The benchmark names' word for a repacked layout.
+constexpr std::string_view layout_suffix(WeightLayout layout) {
+  return layout == WeightLayout::GroupedBlocks ? "_grouped" : "_interleaved";
+}
+
+// Weight blocks of `Plain`, repacked into the format `Repacked`.
+template <class Plain, class Repacked>
+std::vector<typename Repacked::Weight> repacked_weights(const std::vector<typename Plain::Weight>& w) {
+  const WeightMatrix plain(Plain::kType, std::as_bytes(std::span(w)), 1, w.size() * Plain::kValues);
+  const RepackedMatrix repacked(plain, Repacked::kLayout);
+  std::vector<typename Repacked::Weight> out(repacked.matrix().data().size() / sizeof(typename Repacked::Weight));
   std::memcpy(out.data(), repacked.matrix().data().data(), repacked.matrix().data().size());
   return out;
 }
 
-// The hot row of `Plain`, repacked, and its activations permuted to match.
-template <class Plain, class Interleaved>
-struct InterleavedHotRow {
-  std::vector<typename Interleaved::Weight> w = interleaved_weights<Plain, Interleaved>(HotRow<Plain>::get().w);
-  std::vector<BlockQ8K> x = [] {
-    std::vector<BlockQ8K> out(HotRow<Plain>::get().x.size());
-    interleave_q8k(HotRow<Plain>::get().x, out);
+// The hot row of `Plain`, repacked, and its activations permuted or grouped to match.
+template <class Plain, class Repacked>
+struct RepackedHotRow {
+  static constexpr std::size_t kBlocks = 4096 / Repacked::kValues;
+  std::vector<typename Repacked::Weight> w = repacked_weights<Plain, Repacked>(HotRow<Plain>::get().w);
+  std::vector<typename Repacked::Activation> x = [] {
+    const auto& plain = HotRow<Plain>::get().x;
+    std::vector<typename Repacked::Activation> out(kBlocks);
+    if constexpr (Repacked::kLayout == WeightLayout::GroupedBlocks) {
+      group_q8_0(plain, out);
+    } else {
+      interleave_q8k(plain, out);
+    }
     return out;
   }();
-  static const InterleavedHotRow& get() {
-    static const InterleavedHotRow row;
+  static const RepackedHotRow& get() {
+    static const RepackedHotRow row;
     return row;
   }
 };
@@ -304,11 +318,11 @@ void hot_dot_brick(benchmark::State& state, const quant::detail::DotKernel<Forma
   }
 }
 
-template <class Plain, class Interleaved>
-void hot_dot_interleaved(benchmark::State& state, const quant::detail::DotKernel<Interleaved>& kernel) {
-  const auto& row = InterleavedHotRow<Plain, Interleaved>::get();
+template <class Plain, class Repacked>
+void hot_dot_repacked(benchmark::State& state, const quant::detail::DotKernel<Repacked>& kernel) {
+  const auto& row = RepackedHotRow<Plain, Repacked>::get();
   for (auto _ : state) {
-    float s = kernel.row(row.w.data(), row.x.data(), HotRow<Plain>::kBlocks);
+    float s = kernel.row(row.w.data(), row.x.data(), row.kBlocks);
     benchmark::DoNotOptimize(s);
   }
 }
@@ -353,13 +367,13 @@ void l2_rows_brick(benchmark::State& state, const quant::detail::DotKernel<Forma
   }
 }
 
-template <class Plain, class Interleaved>
-void l2_rows_interleaved(benchmark::State& state, const quant::detail::DotKernel<Interleaved>& kernel) {
-  static const std::vector<typename Interleaved::Weight> w = interleaved_weights<Plain, Interleaved>(L2Matrix<Plain>::get().w);
+template <class Plain, class Repacked>
+void l2_rows_repacked(benchmark::State& state, const quant::detail::DotKernel<Repacked>& kernel) {
+  static const std::vector<typename Repacked::Weight> w = repacked_weights<Plain, Repacked>(L2Matrix<Plain>::get().w);
   L2Matrix<Plain>& m = L2Matrix<Plain>::get();
-  const auto& row = InterleavedHotRow<Plain, Interleaved>::get();
+  const auto& row = RepackedHotRow<Plain, Repacked>::get();
   for (auto _ : state) {
-    kernel.rows(w.data(), l2_rows<Plain>(), row.x.data(), HotRow<Plain>::kBlocks, m.out.data());
+    kernel.rows(w.data(), l2_rows<Plain>(), row.x.data(), row.kBlocks, m.out.data());
     benchmark::ClobberMemory();
   }
 }
@@ -465,7 +479,7 @@ struct RepackedCopies {
   std::vector<RepackedMatrix> copies;
   RepackedCopies() {
     for (const SharedMatrix<Format>& copy : MatvecSetup<Format>::get().copies) {
-      copies.emplace_back(copy.view, WeightLayout::SubBlockInterleaved);
+      copies.emplace_back(copy.view, BenchFormat<Format>::Repacked::kLayout);
     }
   }
   static RepackedCopies& get() {
@@ -475,7 +489,7 @@ struct RepackedCopies {
 };
 
 template <class Format>
-void matvec_interleaved(benchmark::State& state) {
+void matvec_repacked(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
   const RepackedCopies<Format>& repacked = RepackedCopies<Format>::get();
@@ -775,15 +789,16 @@ void register_benchmarks() {
       hot(fmt::format("l2_rows/{}/brick_{}", type, quant::detail::name(kernel.isa)),
           [k](benchmark::State& s) { l2_rows_brick<Format>(s, *k); });
     }
-    using Interleaved = typename BenchFormat<Format>::Interleaved;
-    if constexpr (!std::is_void_v<Interleaved>) {
-      for (const quant::detail::DotKernel<Interleaved>& kernel : quant::detail::kDotKernels<Interleaved>) {
+    using Repacked = typename BenchFormat<Format>::Repacked;
+    if constexpr (!std::is_void_v<Repacked>) {
+      for (const quant::detail::DotKernel<Repacked>& kernel : quant::detail::kDotKernels<Repacked>) {
         if (kernel.isa == quant::detail::Isa::Scalar || !quant::detail::is_supported(kernel.isa)) continue;
         const auto* k = &kernel;
-        hot(fmt::format("hot_dot/{}/brick_{}_interleaved", type, quant::detail::name(kernel.isa)),
-            [k](benchmark::State& s) { hot_dot_interleaved<Format, Interleaved>(s, *k); });
-        hot(fmt::format("l2_rows/{}/brick_{}_interleaved", type, quant::detail::name(kernel.isa)),
-            [k](benchmark::State& s) { l2_rows_interleaved<Format, Interleaved>(s, *k); });
+        const std::string_view suffix = layout_suffix(Repacked::kLayout);
+        hot(fmt::format("hot_dot/{}/brick_{}{}", type, quant::detail::name(kernel.isa), suffix),
+            [k](benchmark::State& s) { hot_dot_repacked<Format, Repacked>(s, *k); });
+        hot(fmt::format("l2_rows/{}/brick_{}{}", type, quant::detail::name(kernel.isa), suffix),
+            [k](benchmark::State& s) { l2_rows_repacked<Format, Repacked>(s, *k); });
       }
     }
     hot(fmt::format("hot_dot/{}/ggml", type), hot_dot_ggml<Format>);
@@ -803,8 +818,9 @@ void register_benchmarks() {
     using Format = decltype(format);
     const char* type = BenchFormat<Format>::kName;
     threaded(fmt::format("matvec/{}/brick", type), matvec_brick<Format>, 0.1);
-    if constexpr (!std::is_void_v<typename BenchFormat<Format>::Interleaved>) {
-      threaded(fmt::format("matvec/{}/brick_interleaved", type), matvec_interleaved<Format>, 0.1);
+    if constexpr (!std::is_void_v<typename BenchFormat<Format>::Repacked>) {
+      threaded(fmt::format("matvec/{}/brick{}", type, layout_suffix(BenchFormat<Format>::Repacked::kLayout)),
+               matvec_repacked<Format>, 0.1);
     }
     threaded(fmt::format("matvec/{}/ggml", type), [](benchmark::State& s) { matvec_ggml<Format>(s, false); }, 0.1);
     threaded(fmt::format("matvec/{}/ggml_pool", type), [](benchmark::State& s) { matvec_ggml<Format>(s, true); }, 0.1);
@@ -922,7 +938,7 @@ void print_summary(const Collector& c) {
       const char* type = BenchFormat<Format>::kName;
       const double per_call = rows ? 16.0 * l2_rows<Format>() : 16.0;
       const double ggml = c.ns(fmt::format("{}/{}/ggml", bench, type)) / per_call;
-      for (const char* layout : {"", "_interleaved"}) {
+      for (const char* layout : {"", "_interleaved", "_grouped"}) {
         for (quant::detail::Isa isa : quant::detail::kIsas) {
           const std::string kernel = fmt::format("{}{}", quant::detail::name(isa), layout);
           const double ours = c.ns(fmt::format("{}/{}/brick_{}", bench, type, kernel)) / per_call;
@@ -955,7 +971,7 @@ void print_summary(const Collector& c) {
                clock == Clock::Wall ? ", wall" : "");
     for_each_format([&](auto format) {
       const char* type = BenchFormat<decltype(format)>::kName;
-      for (const char* layout : {"", "_interleaved"}) {
+      for (const char* layout : {"", "_interleaved", "_grouped"}) {
         for (int t : {1, 2}) {
           const double bw = read_bandwidth(c, t, clock);
           // Both sides as values per second, in the bytes of the plain matrix (a repacked one is
@@ -977,7 +993,7 @@ void print_summary(const Collector& c) {
   fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
              "|---|---|---|---|---|---|---|\n");
   for (const char* op : {"qkv", "qkv_q4km", "gate_up"}) {
-    for (const char* layout : {"", "_interleaved"}) {
+    for (const char* layout : {"", "_interleaved", "_grouped"}) {
       for (int t : {1, 2}) {
         const std::string ours = fmt::format("fused/{}/brick{}/{}", op, layout, t);
         const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);

@@ -300,7 +300,9 @@ const LlamaWeights& LlamaDecoder::repacked(const LlamaWeights& weights) {
   repacked_.reserve(7 * config_.n_layer + 1);
   const auto in_preferred_layout = [&](quant::WeightMatrix& w) {
     const quant::WeightLayout layout = quant::preferred_layout(w.type(), backend_);
-    if (layout != w.layout()) w = repacked_.emplace_back(w, layout, pool_).matrix();
+    if (layout != w.layout() && quant::row_bytes(w.type(), layout, w.cols())) {
+      w = repacked_.emplace_back(w, layout, pool_).matrix();
+    }
   };
   for (LlamaLayerWeights& layer : own_weights_.layers) {
     for (quant::WeightMatrix* w : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.gate, &layer.up, &layer.down}) {

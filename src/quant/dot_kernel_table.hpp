@@ -20,7 +20,7 @@ namespace brick::quant::detail {
 
 // Every weight format Brick computes with; is_computable() is true for exactly their types.
 using DotFormats = std::tuple<F32Format, F16Format, BF16Format, Q80Format, Q4KFormat, Q5KFormat, Q6KFormat,
-                              Q4KInterleavedFormat, Q5KInterleavedFormat, Q6KInterleavedFormat>;
+                              Q80GroupedFormat, Q4KInterleavedFormat, Q5KInterleavedFormat, Q6KInterleavedFormat>;
 
 // The instruction sets kernels are built for. Each belongs to one backend and needs that backend's
 // features plus its own.

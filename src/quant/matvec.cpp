@@ -29,10 +29,10 @@ void validate(const WeightMatrix& w, std::string_view what) {
   if (!block_bytes(w.type(), w.layout())) {
     throw InvalidArgument(fmt::format("{}: {} weights have no {} layout", what, name(w.type()), name(w.layout())));
   }
-  const std::size_t block = traits(w.type()).block_values;
+  const std::size_t block = *block_values(w.type(), w.layout());
   if (w.cols() == 0 || w.cols() % block != 0) {
-    throw InvalidArgument(fmt::format("{}: {} columns; {} rows need a positive multiple of {}", what, w.cols(),
-                                      name(w.type()), block));
+    throw InvalidArgument(fmt::format("{}: {} columns; {} rows in the {} layout need a positive multiple of {}", what,
+                                      w.cols(), name(w.type()), name(w.layout()), block));
   }
   if (w.rows() == 0 || w.row_bytes() == 0 || w.data().size() / w.row_bytes() != w.rows() || w.data().size() % w.row_bytes() != 0) {
     throw InvalidArgument(fmt::format("{}: {} bytes for {} rows of {} {} values; expected {} rows of {} bytes",
@@ -43,14 +43,14 @@ void validate(const WeightMatrix& w, std::string_view what) {
 
 namespace {
 
-// An interleaved row back in the plain layout first (the same values), dequantized as such.
-template <class Interleaved, class Plain>
-void dequantize_interleaved(std::span<const std::byte> row, std::span<float> out,
-                            void (*deinterleave)(std::span<const Interleaved>, std::span<Plain>),
-                            void (*dequantize_plain)(std::span<const Plain>, std::span<float>)) {
+// A repacked row back in the plain layout first (the same values), dequantized as such.
+template <class Repacked, class Plain>
+void dequantize_repacked(std::span<const std::byte> row, std::span<float> out,
+                         void (*to_plain)(std::span<const Repacked>, std::span<Plain>),
+                         void (*dequantize_plain)(std::span<const Plain>, std::span<float>)) {
   thread_local std::vector<Plain> plain;
-  plain.resize(row.size() / sizeof(Interleaved));
-  deinterleave({reinterpret_cast<const Interleaved*>(row.data()), plain.size()}, plain);
+  plain.resize(out.size() / traits(BlockTraits<Plain>::type).block_values);
+  to_plain({reinterpret_cast<const Repacked*>(row.data()), row.size() / sizeof(Repacked)}, plain);
   dequantize_plain(plain, out);
 }
 
@@ -64,9 +64,10 @@ void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out) 
   }
   const std::span<const std::byte> row(w.row(r), w.row_bytes());
   if (w.layout() == WeightLayout::Plain) return dequantize(w.type(), row, out);
-  if (w.type() == TensorType::Q4_K) return dequantize_interleaved(row, out, &deinterleave_q4k, &dequantize_q4k);
-  if (w.type() == TensorType::Q5_K) return dequantize_interleaved(row, out, &deinterleave_q5k, &dequantize_q5k);
-  dequantize_interleaved(row, out, &deinterleave_q6k, &dequantize_q6k);
+  if (w.type() == TensorType::Q4_K) return dequantize_repacked(row, out, &deinterleave_q4k, &dequantize_q4k);
+  if (w.type() == TensorType::Q5_K) return dequantize_repacked(row, out, &deinterleave_q5k, &dequantize_q5k);
+  if (w.type() == TensorType::Q6_K) return dequantize_repacked(row, out, &deinterleave_q6k, &dequantize_q6k);
+  dequantize_repacked(row, out, &ungroup_q8_0, &dequantize_q8_0);
 }
 
 namespace detail {
@@ -105,6 +106,7 @@ struct Scratch {
   std::vector<BlockQ8K> q8k;
   std::vector<BlockQ8K> q8k_interleaved;
   std::vector<BlockQ80> q8_0;
+  std::vector<BlockQ80Group> q8_0_grouped;
   std::vector<fp16_t> f16;
   std::vector<bf16_t> bf16;
 };
@@ -150,12 +152,16 @@ const void* convert(ActivationType type, std::span<const float> x, Scratch& scra
       }
       return type == ActivationType::Q8K ? q8k : interleaved(blocks, scratch, backend);
     }
-    case ActivationType::Q8_0: {
+    case ActivationType::Q8_0:
+    case ActivationType::Q8_0Grouped: {
       KernelScope scope("quantize_q8_0", backend);
       const std::span<BlockQ80> out = grown(scratch.q8_0, x.size() / kQ80BlockSize);
       quantize_q8_0_activation(x, out, backend);
       set_conversion_work<BlockQ80>(scope, x, out, kQuantizeFlopsPerValue);
-      return out.data();
+      if (type == ActivationType::Q8_0) return out.data();
+      const std::span<BlockQ80Group> grouped = grown(scratch.q8_0_grouped, out.size() / BlockQ80Group::kBlocks);
+      group_q8_0(out, grouped);
+      return grouped.data();
     }
     case ActivationType::F16: {
       KernelScope scope("fp32_to_fp16", backend);
@@ -182,7 +188,8 @@ double activation_bytes(ActivationType type, std::size_t cols) noexcept {
     case ActivationType::F32: return 4.0 * n;
     case ActivationType::Q8K:
     case ActivationType::Q8KInterleaved: return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
-    case ActivationType::Q8_0: return static_cast<double>(cols / kQ80BlockSize * sizeof(BlockQ80));
+    case ActivationType::Q8_0:
+    case ActivationType::Q8_0Grouped: return static_cast<double>(cols / kQ80BlockSize * sizeof(BlockQ80));
     case ActivationType::F16:
     case ActivationType::BF16: break;
   }

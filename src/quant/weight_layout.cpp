@@ -1,4 +1,5 @@
-// The sub-block interleaved layout of Q4_K, Q5_K and Q6_K blocks (brick/quant/weight_layout.hpp).
+// The repacked weight layouts (brick/quant/weight_layout.hpp): Q4_K, Q5_K and Q6_K blocks
+// sub-block interleaved, Q8_0 blocks in groups.
 #include "brick/quant/weight_layout.hpp"
 
 #include <fmt/format.h>
@@ -166,23 +167,36 @@ std::string_view name(WeightLayout layout) noexcept {
   switch (layout) {
     case WeightLayout::Plain: return "plain";
     case WeightLayout::SubBlockInterleaved: return "sub-block interleaved";
+    case WeightLayout::GroupedBlocks: return "grouped blocks";
   }
   return "unknown";
 }
 
 std::optional<std::size_t> block_bytes(TensorType type, WeightLayout layout) noexcept {
-  if (layout == WeightLayout::Plain) return traits(type).block_bytes;
-  if (type == TensorType::Q4_K) return sizeof(BlockQ4KInterleaved);
-  if (type == TensorType::Q5_K) return sizeof(BlockQ5KInterleaved);
-  if (type == TensorType::Q6_K) return sizeof(BlockQ6KInterleaved);
+  switch (layout) {
+    case WeightLayout::Plain: return traits(type).block_bytes;
+    case WeightLayout::SubBlockInterleaved:
+      if (type == TensorType::Q4_K) return sizeof(BlockQ4KInterleaved);
+      if (type == TensorType::Q5_K) return sizeof(BlockQ5KInterleaved);
+      if (type == TensorType::Q6_K) return sizeof(BlockQ6KInterleaved);
+      break;
+    case WeightLayout::GroupedBlocks:
+      if (type == TensorType::Q8_0) return sizeof(BlockQ80Group);
+      break;
+  }
   return std::nullopt;
 }
 
+std::optional<std::size_t> block_values(TensorType type, WeightLayout layout) noexcept {
+  if (!block_bytes(type, layout)) return std::nullopt;
+  const std::size_t plain = traits(type).block_values;
+  return layout == WeightLayout::GroupedBlocks ? plain * BlockQ80Group::kBlocks : plain;
+}
+
 std::optional<std::size_t> row_bytes(TensorType type, WeightLayout layout, std::size_t values) noexcept {
-  const std::optional<std::size_t> plain = row_bytes(type, values);
   const std::optional<std::size_t> block = block_bytes(type, layout);
-  if (!plain || !block) return std::nullopt;
-  return *plain / traits(type).block_bytes * *block;
+  if (!block || !row_bytes(type, values) || values % *block_values(type, layout) != 0) return std::nullopt;
+  return values / *block_values(type, layout) * *block;
 }
 
 void interleave_q4k(std::span<const BlockQ4K> in, std::span<BlockQ4KInterleaved> out) {
@@ -209,6 +223,26 @@ void deinterleave_q5k(std::span<const BlockQ5KInterleaved> in, std::span<BlockQ5
   convert_blocks("deinterleave_q5k", in, out, deinterleave_block<BlockQ5KInterleaved, BlockQ5K>);
 }
 
+void group_q8_0(std::span<const BlockQ80> in, std::span<BlockQ80Group> out) {
+  require_same_size("group_q8_0", in.size(), BlockQ80Group::kBlocks * out.size());
+  for (std::size_t b = 0; b < in.size(); ++b) {
+    BlockQ80Group& group = out[b / BlockQ80Group::kBlocks];
+    const std::size_t i = b % BlockQ80Group::kBlocks;
+    group.d[i] = in[b].d;
+    std::memcpy(group.qs + kQ80BlockSize * i, in[b].qs, kQ80BlockSize);
+  }
+}
+
+void ungroup_q8_0(std::span<const BlockQ80Group> in, std::span<BlockQ80> out) {
+  require_same_size("ungroup_q8_0", BlockQ80Group::kBlocks * in.size(), out.size());
+  for (std::size_t b = 0; b < out.size(); ++b) {
+    const BlockQ80Group& group = in[b / BlockQ80Group::kBlocks];
+    const std::size_t i = b % BlockQ80Group::kBlocks;
+    out[b].d = group.d[i];
+    std::memcpy(out[b].qs, group.qs + kQ80BlockSize * i, kQ80BlockSize);
+  }
+}
+
 void interleave_q8k(std::span<const BlockQ8K> in, std::span<BlockQ8K> out) {
   require_same_size("interleave_q8k", in.size(), out.size());
   for (std::size_t b = 0; b < in.size(); ++b) {
@@ -227,26 +261,39 @@ namespace brick::quant {
 
 WeightLayout preferred_layout(TensorType type, Backend backend) {
   if (resolve(backend) != Backend::Avx2) return WeightLayout::Plain;
-  return detail::with_format(type, WeightLayout::SubBlockInterleaved, [](auto) {}) ? WeightLayout::SubBlockInterleaved
-                                                                                  : WeightLayout::Plain;
+  // A repacked layout whose format has a line for the instruction set the plain one runs here: the
+  // same arithmetic, so the same bits.
+  std::optional<detail::Isa> plain;
+  detail::with_format(type, [&](auto format) { plain = detail::select_kernel<decltype(format)>(backend).isa; });
+  for (const WeightLayout layout : {WeightLayout::SubBlockInterleaved, WeightLayout::GroupedBlocks}) {
+    bool runs_here = false;
+    detail::with_format(type, layout, [&](auto format) { runs_here = plain && detail::has_kernel<decltype(format)>(*plain); });
+    if (runs_here) return layout;
+  }
+  return WeightLayout::Plain;
 }
 
 RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout, ThreadPool* pool) {
   validate(w, "RepackedMatrix");
-  const std::optional<std::size_t> row = row_bytes(w.type(), layout, w.cols());
-  if (!row) {
+  if (!block_bytes(w.type(), layout)) {
     throw InvalidArgument(fmt::format("RepackedMatrix: {} weights have no {} layout", name(w.type()), name(layout)));
   }
-  bytes_.resize(*row * w.rows());
+  const std::optional<std::size_t> row = row_bytes(w.type(), layout, w.cols());
+  if (!row) {
+    throw InvalidArgument(fmt::format("RepackedMatrix: rows of {} values are not whole {}-value blocks of {} {}", w.cols(),
+                                      *block_values(w.type(), layout), name(w.type()), name(layout)));
+  }
+  lines_.resize((*row * w.rows() + sizeof(CacheLine) - 1) / sizeof(CacheLine));
+  const std::span<std::byte> bytes(reinterpret_cast<std::byte*>(lines_.data()), *row * w.rows());
   // Rows [range.begin, range.end) of w into bytes_.
   const auto repack_rows = [&](Range range) {
     const std::span<const std::byte> in = w.data().subspan(range.begin * w.row_bytes(), range.size() * w.row_bytes());
-    const std::span<std::byte> out = std::span(bytes_).subspan(range.begin * *row, range.size() * *row);
-    const auto convert = [&](auto to_interleaved, auto to_plain) {
-      if (layout == WeightLayout::SubBlockInterleaved) {
-        convert_bytes(in, out, to_interleaved);
-      } else {
+    const std::span<std::byte> out = bytes.subspan(range.begin * *row, range.size() * *row);
+    const auto convert = [&](auto to_repacked, auto to_plain) {
+      if (layout == WeightLayout::Plain) {
         convert_bytes(in, out, to_plain);
+      } else {
+        convert_bytes(in, out, to_repacked);
       }
     };
     if (layout == w.layout()) {
@@ -255,8 +302,10 @@ RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout, Threa
       convert(&interleave_q4k, &deinterleave_q4k);
     } else if (w.type() == TensorType::Q5_K) {
       convert(&interleave_q5k, &deinterleave_q5k);
-    } else {
+    } else if (w.type() == TensorType::Q6_K) {
       convert(&interleave_q6k, &deinterleave_q6k);
+    } else {
+      convert(&group_q8_0, &ungroup_q8_0);
     }
   };
   if (pool != nullptr) {
@@ -264,7 +313,7 @@ RepackedMatrix::RepackedMatrix(const WeightMatrix& w, WeightLayout layout, Threa
   } else {
     repack_rows({0, w.rows()});
   }
-  matrix_ = WeightMatrix(w.type(), bytes_, w.rows(), w.cols(), layout);
+  matrix_ = WeightMatrix(w.type(), bytes, w.rows(), w.cols(), layout);
 }
 
 }  // namespace brick::quant

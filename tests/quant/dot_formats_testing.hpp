@@ -229,6 +229,49 @@ struct FormatTesting<quant::detail::Q80Format> {
   }
 };
 
+// Q8_0 in groups of 16 blocks: the plain format's rows of 16 blocks per group, grouped; the exact
+// values are the plain rows'.
+template <>
+struct FormatTesting<quant::detail::Q80GroupedFormat> {
+  using Plain = FormatTesting<quant::detail::Q80Format>;
+  using Weights = std::vector<quant::BlockQ80Group>;
+  using Activations = std::vector<quant::BlockQ80Group>;
+  static constexpr std::size_t kBlocks = quant::BlockQ80Group::kBlocks;
+
+  static Weights grouped(const std::vector<quant::BlockQ80>& blocks) {
+    Weights out(blocks.size() / kBlocks);
+    quant::group_q8_0(blocks, out);
+    return out;
+  }
+  static std::vector<quant::BlockQ80> plain(const Weights& groups) {
+    std::vector<quant::BlockQ80> out(groups.size() * kBlocks);
+    quant::ungroup_q8_0(groups, out);
+    return out;
+  }
+
+  static std::vector<std::size_t> lengths() { return {1, 2, 3, 5, 8}; }
+  static double tolerance(std::size_t groups) { return Plain::tolerance(groups * kBlocks); }
+  static Weights random_weights(std::size_t groups, std::uint64_t seed) {
+    return grouped(Plain::random_weights(groups * kBlocks, seed));
+  }
+  static Activations random_activations(std::size_t groups, std::uint64_t seed) {
+    return grouped(Plain::random_activations(groups * kBlocks, seed));
+  }
+  static Weights extreme_weights(std::size_t groups) { return grouped(Plain::extreme_weights(groups * kBlocks)); }
+  static Activations extreme_activations(std::size_t groups, bool negative) {
+    return grouped(Plain::extreme_activations(groups * kBlocks, negative));
+  }
+  static ExactDot exact(const Weights& w, const Activations& x) { return Plain::exact(plain(w), plain(x)); }
+  static std::pair<Weights, Activations> integer_rows(std::size_t groups, std::uint64_t seed) {
+    const auto [w, x] = Plain::integer_rows(groups * kBlocks, seed);
+    return {grouped(w), grouped(x)};
+  }
+  static Weights weights_from(std::span<const float> values) { return grouped(Plain::weights_from(values)); }
+  static Activations activations_from(std::span<const float> values) {
+    return grouped(Plain::activations_from(values));
+  }
+};
+
 // F16 and BF16 rows: products exact in float, float sums. BF16's vdpbf16ps kernel treats subnormal
 // inputs and results as zero, so the terms a subnormal can drop are allowed on top (ExactDot::flushable).
 template <class Format, class Half, float (*kToFloat)(Half) noexcept, Half (*kFromFloat)(float) noexcept>

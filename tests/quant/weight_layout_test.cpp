@@ -1,7 +1,7 @@
-// The sub-block interleaved layout: repacking loses nothing (blocks round-trip byte for byte and
-// dequantize to the same floats), the activations' permutation is its own inverse, bad sizes are
-// typed errors, and every kernel of the layout gives the plain kernel's bits on the same values,
-// alone, as rows, as a GEMM and through matvec and the projections.
+// The repacked layouts (sub-block interleaved k-quants, grouped Q8_0): repacking loses nothing
+// (blocks round-trip byte for byte and dequantize to the same floats), the activations' permutation
+// is its own inverse, bad sizes are typed errors, and every kernel of a layout gives the plain
+// kernel's bits on the same values, alone, as rows, as a GEMM and through matvec and the projections.
 #include "brick/quant/weight_layout.hpp"
 
 #include <gtest/gtest.h>
@@ -9,14 +9,18 @@
 #include <bit>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "brick/core/cpu_features.hpp"
 #include "brick/core/error.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/q8_0.hpp"
 #include "brick/quant/projection_op.hpp"
 #include "brick/quant/weight_matrix.hpp"
 #include "quant/dot_kernel_table.hpp"
+#include "quant/dot_formats_testing.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/random_data.hpp"
 
@@ -74,6 +78,20 @@ TEST(WeightLayout, BlocksRoundTripByteForByte) {
   EXPECT_EQ(std::memcmp(interleaved[0].scales, q6k[0].scales, sizeof q6k[0].scales), 0);
 }
 
+TEST(WeightLayout, Q8_0GroupsHoldTheBlocksInOrderAndRoundTrip) {
+  const std::vector<BlockQ80> plain = test::FormatTesting<detail::Q80Format>::random_weights(48, 12);
+  std::vector<BlockQ80Group> groups(3);
+  group_q8_0(plain, groups);
+  for (std::size_t b = 0; b < plain.size(); ++b) {
+    const BlockQ80Group& group = groups[b / 16];
+    EXPECT_EQ(group.d[b % 16], plain[b].d) << b;
+    EXPECT_EQ(std::memcmp(group.qs + 32 * (b % 16), plain[b].qs, 32), 0) << b;
+  }
+  std::vector<BlockQ80> back(plain.size());
+  ungroup_q8_0(groups, back);
+  EXPECT_TRUE(same_bytes(plain, back));
+}
+
 TEST(WeightLayout, InterleavedBlocksHoldTheScalesOneByteEach) {
   const std::vector<BlockQ4K> plain = test::random_q4k(3, 5);
   std::vector<BlockQ4KInterleaved> interleaved(3);
@@ -116,6 +134,11 @@ TEST(WeightLayout, MismatchedSizesAreInvalidArguments) {
   EXPECT_THROW(interleave_q8k(q8k, q8k_out), InvalidArgument);
   std::vector<BlockQ4K> back(1);
   EXPECT_THROW(deinterleave_q4k(q4k_out, back), InvalidArgument);
+  const std::vector<BlockQ80> q8_0(17);
+  std::vector<BlockQ80Group> groups(1);
+  EXPECT_THROW(group_q8_0(q8_0, groups), InvalidArgument);
+  std::vector<BlockQ80> q8_0_back(15);
+  EXPECT_THROW(ungroup_q8_0(groups, q8_0_back), InvalidArgument);
 }
 
 TEST(WeightLayout, SizesOfEachTypeAndLayout) {
@@ -126,19 +149,33 @@ TEST(WeightLayout, SizesOfEachTypeAndLayout) {
   EXPECT_FALSE(block_bytes(TensorType::Q8_0, WeightLayout::SubBlockInterleaved));
   EXPECT_EQ(row_bytes(TensorType::Q4_K, WeightLayout::SubBlockInterleaved, 4096), 16u * 148u);
   EXPECT_FALSE(row_bytes(TensorType::Q4_K, WeightLayout::SubBlockInterleaved, 100));
+  // A group of Q8_0 blocks takes the 16 blocks' bytes.
+  EXPECT_EQ(block_bytes(TensorType::Q8_0, WeightLayout::GroupedBlocks), 544u);
+  EXPECT_EQ(block_values(TensorType::Q8_0, WeightLayout::GroupedBlocks), 512u);
+  EXPECT_EQ(block_values(TensorType::Q8_0, WeightLayout::Plain), 32u);
+  EXPECT_EQ(row_bytes(TensorType::Q8_0, WeightLayout::GroupedBlocks, 4096), row_bytes(TensorType::Q8_0, 4096));
+  EXPECT_FALSE(row_bytes(TensorType::Q8_0, WeightLayout::GroupedBlocks, 4096 + 32));
+  EXPECT_FALSE(block_bytes(TensorType::Q4_K, WeightLayout::GroupedBlocks));
+  EXPECT_FALSE(block_values(TensorType::Q6_K, WeightLayout::GroupedBlocks));
 }
 
 TEST(WeightLayout, RepackedMatricesDequantizeToThePlainFloats) {
   const std::vector<BlockQ4K> q4k = test::random_q4k(6, 7);
   const std::vector<BlockQ5K> q5k = test::random_q5k(6, 8);
   const std::vector<BlockQ6K> q6k = test::random_q6k(6, 9);
-  for (const WeightMatrix plain : {WeightMatrix(Q4KMatrix{q4k, 3, 512}), WeightMatrix(Q5KMatrix{q5k, 3, 512}),
-                                   WeightMatrix(Q6KMatrix{q6k, 3, 512})}) {
-    const RepackedMatrix repacked(plain, WeightLayout::SubBlockInterleaved);
+  const std::vector<BlockQ80> q8_0 = test::FormatTesting<detail::Q80Format>::random_weights(48, 10);
+  const std::pair<WeightMatrix, WeightLayout> cases[] = {
+      {Q4KMatrix{q4k, 3, 512}, WeightLayout::SubBlockInterleaved},
+      {Q5KMatrix{q5k, 3, 512}, WeightLayout::SubBlockInterleaved},
+      {Q6KMatrix{q6k, 3, 512}, WeightLayout::SubBlockInterleaved},
+      {Q80Matrix{q8_0, 3, 512}, WeightLayout::GroupedBlocks}};
+  for (const auto& [plain, layout] : cases) {
+    const RepackedMatrix repacked(plain, layout);
     const WeightMatrix& w = repacked.matrix();
-    EXPECT_EQ(w.layout(), WeightLayout::SubBlockInterleaved);
+    EXPECT_EQ(w.layout(), layout);
     EXPECT_EQ(w.type(), plain.type());
-    EXPECT_EQ(w.row_bytes(), *row_bytes(plain.type(), WeightLayout::SubBlockInterleaved, 512));
+    EXPECT_EQ(w.row_bytes(), *row_bytes(plain.type(), layout, 512));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.data().data()) % 64, 0u) << "a repacked matrix starts on a cache line";
     EXPECT_NO_THROW(validate(w, "w"));
     std::vector<float> expected(512), got(512);
     for (std::size_t r = 0; r < 3; ++r) {
@@ -147,30 +184,41 @@ TEST(WeightLayout, RepackedMatricesDequantizeToThePlainFloats) {
       EXPECT_EQ(got, expected) << name(plain.type()) << " row " << r;
     }
     const RepackedMatrix back(w, WeightLayout::Plain);
-    EXPECT_TRUE(std::equal(back.matrix().data().begin(), back.matrix().data().end(), plain.data().begin()));
+    EXPECT_TRUE(std::equal(back.matrix().data().begin(), back.matrix().data().end(), plain.data().begin(),
+                           plain.data().end()));
     // The pool's threads repack the same bytes.
     ThreadPool pool(2);
-    const RepackedMatrix pooled(plain, WeightLayout::SubBlockInterleaved, &pool);
+    const RepackedMatrix pooled(plain, layout, &pool);
     EXPECT_TRUE(std::equal(pooled.matrix().data().begin(), pooled.matrix().data().end(), w.data().begin(),
                            w.data().end()));
   }
 }
 
 TEST(WeightLayout, LayoutsATypeDoesNotHaveAreRefused) {
+  // Neither repacked into `layout` nor taken as already in it.
+  const auto refused = [](const WeightMatrix& plain, WeightLayout layout) {
+    EXPECT_THROW(RepackedMatrix(plain, layout), InvalidArgument) << name(plain.type()) << " " << name(layout);
+    const WeightMatrix mislabelled(plain.type(), plain.data(), plain.rows(), plain.cols(), layout);
+    EXPECT_THROW(validate(mislabelled, "w"), InvalidArgument) << name(plain.type()) << " " << name(layout);
+  };
   const std::vector<BlockQ80> q8_0(16);
-  const WeightMatrix plain = Q80Matrix{q8_0, 1, 512};
-  EXPECT_THROW(RepackedMatrix(plain, WeightLayout::SubBlockInterleaved), InvalidArgument);
-  const WeightMatrix mislabelled(TensorType::Q8_0, std::as_bytes(std::span(q8_0)), 1, 512,
-                                 WeightLayout::SubBlockInterleaved);
-  EXPECT_THROW(validate(mislabelled, "w"), InvalidArgument);
+  refused(Q80Matrix{q8_0, 1, 512}, WeightLayout::SubBlockInterleaved);
+  const std::vector<BlockQ4K> q4k(2);
+  refused(Q4KMatrix{q4k, 1, 512}, WeightLayout::GroupedBlocks);
+  // Rows that are not whole groups of 16 blocks.
+  const std::vector<BlockQ80> short_rows(34);
+  refused(Q80Matrix{short_rows, 2, 544}, WeightLayout::GroupedBlocks);
 }
 
-TEST(WeightLayout, Avx2PrefersInterleavedKQuants) {
+TEST(WeightLayout, Avx2PrefersRepackedLayouts) {
   if (!is_supported(Backend::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
   EXPECT_EQ(preferred_layout(TensorType::Q5_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
   EXPECT_EQ(preferred_layout(TensorType::Q6_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
-  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx2), WeightLayout::Plain);
+  // Grouped Q8_0 repeats the AVX2 kernel's arithmetic; with AVX-VNNI the plain blocks run another.
+  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx2),
+            cpu_features().avxvnni ? WeightLayout::Plain : WeightLayout::GroupedBlocks);
+  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Scalar), WeightLayout::Plain);
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Scalar), WeightLayout::Plain);
   if (is_supported(Backend::Avx512)) {
     EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx512), WeightLayout::Plain);
@@ -181,29 +229,32 @@ TEST(WeightLayout, Avx2PrefersInterleavedKQuants) {
 // kernels built for AVX-512.
 detail::Isa plain_twin(detail::Isa isa) { return isa == detail::Isa::Avx512 ? detail::Isa::Avx2 : isa; }
 
-template <class Plain, class Interleaved, class InterleaveFn>
-void expect_plain_bits(std::vector<typename Plain::Weight> (*random)(std::size_t, std::uint64_t), InterleaveFn interleave) {
-  for (const auto& kernel : detail::kDotKernels<Interleaved>) {
+// The plain format's random rows; x as `activations` makes them, w and x repacked by repack_w and
+// repack_x. Lengths are of the repacked format's blocks.
+template <class Plain, class Repacked, class Activations, class RepackW, class RepackX>
+void expect_plain_bits(Activations activations, RepackW repack_w, RepackX repack_x,
+                       std::initializer_list<std::size_t> lengths) {
+  constexpr std::size_t kRatio = Repacked::kValues / Plain::kValues;
+  for (const auto& kernel : detail::kDotKernels<Repacked>) {
     if (const auto missing = detail::missing_feature(kernel.isa)) {
       std::cout << "[  SKIPPED ] " << kernel.name << " needs " << *missing << "\n";
       continue;
     }
     const auto& plain = *detail::find_kernel<Plain>(plain_twin(kernel.isa));
-    for (const std::size_t blocks : {1u, 3u, 4u, 9u, 16u}) {
+    for (const std::size_t blocks : lengths) {
       constexpr std::size_t kRows = 5, kTokens = 9;
-      const auto w = random(kRows * blocks, blocks);
-      std::vector<typename Interleaved::Weight> wi(w.size());
-      interleave(w, wi);
-      const auto x = test::random_q8k(kTokens * blocks, blocks + 1);
-      std::vector<BlockQ8K> xi(x.size());
-      interleave_q8k(x, xi);
+      const std::size_t plain_blocks = blocks * kRatio;
+      const auto w = test::FormatTesting<Plain>::random_weights(kRows * plain_blocks, blocks);
+      const auto x = activations(kTokens * plain_blocks, blocks + 1);
+      const std::vector<typename Repacked::Weight> wi = repack_w(w);
+      const std::vector<typename Repacked::Activation> xi = repack_x(x);
       std::vector<float> ours(kRows * kTokens), theirs(kRows * kTokens);
       kernel.tokens(wi.data(), kRows, xi.data(), kTokens, blocks, ours.data(), kRows);
-      plain.tokens(w.data(), kRows, x.data(), kTokens, blocks, theirs.data(), kRows);
+      plain.tokens(w.data(), kRows, x.data(), kTokens, plain_blocks, theirs.data(), kRows);
       for (std::size_t t = 0; t < kTokens; ++t) {
         for (std::size_t r = 0; r < kRows; ++r) {
           const float row = kernel.row(wi.data() + r * blocks, xi.data() + t * blocks, blocks);
-          const float plain_row = plain.row(w.data() + r * blocks, x.data() + t * blocks, blocks);
+          const float plain_row = plain.row(w.data() + r * plain_blocks, x.data() + t * plain_blocks, plain_blocks);
           ASSERT_EQ(std::bit_cast<std::uint32_t>(row), std::bit_cast<std::uint32_t>(plain_row))
               << kernel.name << " vs " << plain.name << " blocks " << blocks << " row " << r << " token " << t;
           ASSERT_EQ(std::bit_cast<std::uint32_t>(ours[t * kRows + r]), std::bit_cast<std::uint32_t>(theirs[t * kRows + r]))
@@ -214,10 +265,38 @@ void expect_plain_bits(std::vector<typename Plain::Weight> (*random)(std::size_t
   }
 }
 
+// Blocks into another layout through `convert` (interleave_q4k, group_q8_0, ...).
+template <class Out, class In>
+std::vector<Out> repacked(const std::vector<In>& in, void (*convert)(std::span<const In>, std::span<Out>)) {
+  std::vector<Out> out(std::is_same_v<Out, BlockQ80Group> ? in.size() / BlockQ80Group::kBlocks : in.size());
+  convert(in, out);
+  return out;
+}
+
+template <class Plain, class Interleaved>
+void expect_interleaved_plain_bits(void (*interleave)(std::span<const typename Plain::Weight>,
+                                                      std::span<typename Interleaved::Weight>)) {
+  expect_plain_bits<Plain, Interleaved>(
+      &test::FormatTesting<Plain>::random_activations, [&](const auto& w) { return repacked(w, interleave); },
+      [](const std::vector<BlockQ8K>& x) { return repacked(x, &interleave_q8k); }, {1, 3, 4, 9, 16});
+}
+
 TEST(WeightLayout, InterleavedKernelsGiveThePlainKernelsBits) {
-  expect_plain_bits<detail::Q4KFormat, detail::Q4KInterleavedFormat>(&test::random_q4k, &interleave_q4k);
-  expect_plain_bits<detail::Q5KFormat, detail::Q5KInterleavedFormat>(&test::random_q5k, &interleave_q5k);
-  expect_plain_bits<detail::Q6KFormat, detail::Q6KInterleavedFormat>(&test::random_q6k, &interleave_q6k);
+  expect_interleaved_plain_bits<detail::Q4KFormat, detail::Q4KInterleavedFormat>(&interleave_q4k);
+  expect_interleaved_plain_bits<detail::Q5KFormat, detail::Q5KInterleavedFormat>(&interleave_q5k);
+  expect_interleaved_plain_bits<detail::Q6KFormat, detail::Q6KInterleavedFormat>(&interleave_q6k);
+}
+
+// Activations with no -128 but in one token (the GEMM's tiles and its widened path).
+std::vector<BlockQ80> q8_0_activations(std::size_t blocks, std::uint64_t seed) {
+  std::vector<BlockQ80> x = test::FormatTesting<detail::Q80Format>::random_blocks(blocks, seed, -127, 127);
+  x[x.size() / 2].qs[5] = -128;
+  return x;
+}
+
+TEST(WeightLayout, GroupedKernelsGiveThePlainKernelsBits) {
+  const auto group = [](const std::vector<BlockQ80>& blocks) { return repacked(blocks, &group_q8_0); };
+  expect_plain_bits<detail::Q80Format, detail::Q80GroupedFormat>(&q8_0_activations, group, group, {1, 2, 3, 5});
 }
 
 // matvec, with x as floats and as Q8_K, and a projection of one token and of a batch: a repacked
@@ -254,6 +333,40 @@ TEST(WeightLayout, MatvecAndProjectionsOfRepackedMatricesGiveThePlainBits) {
       EXPECT_EQ(batch_got, batch_expected) << name(plain.type()) << " " << name(backend) << " batch";
       EXPECT_EQ(std::vector<float>(batch_got.begin(), batch_got.begin() + kRows), expected);
     }
+  }
+}
+
+// Grouped Q8_0 through matvec and the projections: the bits of the plain kernel that the backend's
+// grouped line repeats (the AVX2 one, also where the AVX2 backend runs AVX-VNNI on plain blocks).
+TEST(WeightLayout, MatvecAndProjectionsOfGroupedQ8_0GiveThePlainKernelsBits) {
+  ThreadPool pool(2);
+  constexpr std::size_t kRows = 37, kCols = 1024, kTokens = 12, kBlocks = kCols / kQ80BlockSize;
+  const std::vector<BlockQ80> blocks = test::FormatTesting<detail::Q80Format>::random_weights(kRows * kBlocks, 25);
+  const WeightMatrix plain = Q80Matrix{blocks, kRows, kCols};
+  const RepackedMatrix grouped(plain, WeightLayout::GroupedBlocks);
+  const std::vector<float> x = test::normal(kTokens * kCols, 26);
+  std::vector<BlockQ80> xq(kTokens * kBlocks);
+  quantize_q8_0_activation(x, xq);
+  for (const Backend backend : {Backend::Scalar, Backend::Avx2}) {
+    if (!is_supported(backend)) {
+      std::cout << "[  SKIPPED ] " << name(backend) << ": this CPU cannot run it\n";
+      continue;
+    }
+    const auto& twin = *detail::find_kernel<detail::Q80Format>(
+        plain_twin(detail::select_kernel<detail::Q80GroupedFormat>(backend).isa));
+    std::vector<float> expected(kTokens * kRows);
+    for (std::size_t t = 0; t < kTokens; ++t) {
+      for (std::size_t r = 0; r < kRows; ++r) {
+        expected[t * kRows + r] = twin.row(blocks.data() + r * kBlocks, xq.data() + t * kBlocks, kBlocks);
+      }
+    }
+    std::vector<float> got(kRows);
+    matvec(grouped.matrix(), std::span(x.data(), kCols), got, pool, backend);
+    EXPECT_EQ(got, std::vector<float>(expected.begin(), expected.begin() + kRows)) << twin.name;
+    const ProjectionOp op(BrickId::OutputProjection, "grouped", grouped.matrix(), pool);
+    std::vector<float> batch(kTokens * kRows);
+    op.run({x, kTokens}, batch, backend);
+    EXPECT_EQ(batch, expected) << twin.gemm_name;
   }
 }
 

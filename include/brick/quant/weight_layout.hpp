@@ -1,8 +1,10 @@
 #pragma once
 // How the blocks of a weight matrix lie in memory. A GGUF file stores every type in ggml's layout
-// (Plain). The AVX2 k-quant kernels run faster on Q4_K, Q5_K and Q6_K blocks repacked once at load
-// time into a sub-block interleaved layout, an explicit choice of the matrix
-// (WeightMatrix::layout()):
+// (Plain). The AVX2 kernels run faster on blocks repacked once at load time, an explicit choice of
+// the matrix (WeightMatrix::layout()): Q4_K, Q5_K and Q6_K in a sub-block interleaved layout, Q8_0
+// in groups of blocks (GroupedBlocks, at the end).
+//
+// SubBlockInterleaved:
 //
 // - The values of a block are the same, and so is every dot product: the integer sums are the
 //   same integers and the float operations on them the same, so a kernel gives the same bits on a
@@ -24,6 +26,14 @@
 // of vectors 2c and 2c + 1, and qh[p] bit k the fifth bit of byte p of vector k. For Q6_K, each
 // half h of 128 positions is the 96 bytes qs[96h ..]: byte 32k + p (k = 0, 1, 2) holds byte p of
 // vector 4h + k in bits 0..5 and bits 4 - 2k .. 5 - 2k of byte p of vector 4h + 3 in bits 6..7.
+//
+// GroupedBlocks: Q8_0 blocks 16 to a group (BlockQ80Group), the 16 d's first and then the 16
+// blocks' quants in order, 544 bytes as 16 plain blocks take. A plain block is 34 bytes, so half of
+// the 32-byte quant loads of a row cross a cache line; a group is a multiple of 32 bytes, and a row
+// of groups that starts 32-byte aligned (RepackedMatrix's rows do) has every load of quants aligned.
+// The same values and the same arithmetic: the AVX2 kernels give the plain ones' bits, 1.4x as
+// fast on a row in L1 and 1.4x from DRAM on Zen 5 (bench/RESULTS.md). Rows must hold a multiple of
+// 512 values; activations are grouped the same way (ActivationType in the kernel table).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,6 +41,7 @@
 #include <string_view>
 
 #include "brick/quant/kquants.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/tensor_type.hpp"
 
 namespace brick::quant {
@@ -38,6 +49,7 @@ namespace brick::quant {
 enum class WeightLayout : unsigned char {
   Plain,                // ggml's blocks, as a GGUF file stores them
   SubBlockInterleaved,  // Q4_K, Q5_K and Q6_K blocks repacked as described above
+  GroupedBlocks,        // Q8_0 blocks in groups of 16, as described above
 };
 
 std::string_view name(WeightLayout layout) noexcept;
@@ -67,7 +79,15 @@ struct BlockQ6KInterleaved {
 };
 #pragma pack(pop)
 
+// Sixteen consecutive Q8_0 blocks of a row: block i's d is d[i], its quants qs[32i .. 32i + 31].
+struct alignas(32) BlockQ80Group {
+  static constexpr std::size_t kBlocks = 16;
+  fp16_t d[kBlocks];
+  std::int8_t qs[kBlocks * kQ80BlockSize];
+};
+
 static_assert(sizeof(BlockQ6KInterleaved) == sizeof(BlockQ6K));
+static_assert(sizeof(BlockQ80Group) == BlockQ80Group::kBlocks * sizeof(BlockQ80) && offsetof(BlockQ80Group, qs) == 32);
 static_assert(sizeof(BlockQ4KInterleaved) == 148 && offsetof(BlockQ4KInterleaved, qs) == 20);
 static_assert(sizeof(BlockQ5KInterleaved) == 180 && offsetof(BlockQ5KInterleaved, qh) == 20 &&
               offsetof(BlockQ5KInterleaved, qs) == 52);
@@ -79,11 +99,16 @@ constexpr std::size_t interleaved_position(std::size_t v) noexcept {
 }
 
 // Bytes of one block of `type` in `layout`, or nothing when the layout does not apply to the type
-// (SubBlockInterleaved applies to Q4_K, Q5_K and Q6_K).
+// (SubBlockInterleaved applies to Q4_K, Q5_K and Q6_K, GroupedBlocks to Q8_0, whose block is then a
+// group of 16).
 std::optional<std::size_t> block_bytes(TensorType type, WeightLayout layout) noexcept;
 
-// Bytes of a row of `values` values of `type` in `layout`, or nothing as row_bytes() and
-// block_bytes() say.
+// Values of one block of `type` in `layout` (512 for a group of Q8_0 blocks), or nothing as
+// block_bytes() says.
+std::optional<std::size_t> block_values(TensorType type, WeightLayout layout) noexcept;
+
+// Bytes of a row of `values` values of `type` in `layout`, or nothing when `values` is not a whole
+// number of the layout's blocks or as block_bytes() says.
 std::optional<std::size_t> row_bytes(TensorType type, WeightLayout layout, std::size_t values) noexcept;
 
 // Block by block between the layouts; in.size() must equal out.size() (else InvalidArgument).
@@ -95,6 +120,11 @@ void interleave_q6k(std::span<const BlockQ6K> in, std::span<BlockQ6KInterleaved>
 void deinterleave_q4k(std::span<const BlockQ4KInterleaved> in, std::span<BlockQ4K> out);
 void deinterleave_q5k(std::span<const BlockQ5KInterleaved> in, std::span<BlockQ5K> out);
 void deinterleave_q6k(std::span<const BlockQ6KInterleaved> in, std::span<BlockQ6K> out);
+
+// Q8_0 blocks into groups and back: in.size() must equal 16 * out.size() (group_q8_0), out.size()
+// equal 16 * in.size() (ungroup_q8_0), else InvalidArgument. ungroup_q8_0(group_q8_0(b)) == b.
+void group_q8_0(std::span<const BlockQ80> in, std::span<BlockQ80Group> out);
+void ungroup_q8_0(std::span<const BlockQ80Group> in, std::span<BlockQ80> out);
 
 // Q8_K activations for interleaved weights: each block's quants permuted by interleaved_position
 // (d and bsums unchanged). Applied twice it gives the plain blocks back. in.size() must equal

@@ -63,6 +63,13 @@ struct BlockTraits<BlockQ5KInterleaved> {
   static constexpr std::size_t values = kBlockSize;
 };
 
+template <>
+struct BlockTraits<BlockQ80Group> {
+  static constexpr TensorType type = TensorType::Q8_0;
+  static constexpr WeightLayout layout = WeightLayout::GroupedBlocks;
+  static constexpr std::size_t values = BlockQ80Group::kBlocks * kQ80BlockSize;
+};
+
 // Row-major blocks of one type: row r is blocks [r * blocks_per_row(), (r + 1) * blocks_per_row()).
 template <class Block>
 struct QuantMatrix {
@@ -120,11 +127,14 @@ void validate(const WeightMatrix& w, std::string_view what);
 void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out);
 
 // The layout `backend`'s kernels run fastest on for weights of `type` (as resolve() resolves it;
-// BackendUnavailable when this CPU cannot run it): SubBlockInterleaved for Q4_K, Q5_K and Q6_K on
-// AVX2, Plain otherwise.
+// BackendUnavailable when this CPU cannot run it): on AVX2 a repacked layout whose kernels repeat
+// the plain kernel's arithmetic on this CPU (so give its bits), SubBlockInterleaved for Q4_K, Q5_K
+// and Q6_K and GroupedBlocks for Q8_0 where the CPU has no AVX-VNNI; Plain otherwise. A matrix
+// takes a layout only when its rows are whole blocks of it (row_bytes()).
 WeightLayout preferred_layout(TensorType type, Backend backend);
 
-// A copy of a matrix's blocks in another layout, owning its bytes (moving it keeps matrix() valid).
+// A copy of a matrix's blocks in another layout, owning its bytes (moving it keeps matrix() valid),
+// which start on a cache line.
 class RepackedMatrix {
  public:
   // Throws as validate() does for `w`, and InvalidArgument when `layout` does not apply to its type.
@@ -134,7 +144,10 @@ class RepackedMatrix {
   const WeightMatrix& matrix() const noexcept { return matrix_; }
 
  private:
-  std::vector<std::byte> bytes_;
+  struct alignas(64) CacheLine {
+    std::byte bytes[64];
+  };
+  std::vector<CacheLine> lines_;
   WeightMatrix matrix_;
 };
 

@@ -15,10 +15,10 @@
 
 namespace brick::quant::detail {
 
-// The activation formats of llama.cpp's CPU mat-vecs, and Q8_K permuted for interleaved weights
-// (interleave_q8k).
-enum class ActivationType : unsigned char { F32, Q8K, Q8_0, F16, BF16, Q8KInterleaved };
-inline constexpr std::size_t kActivationTypes = 6;
+// The activation formats of llama.cpp's CPU mat-vecs, Q8_K permuted for interleaved weights
+// (interleave_q8k), and Q8_0 grouped for grouped weights (group_q8_0).
+enum class ActivationType : unsigned char { F32, Q8K, Q8_0, F16, BF16, Q8KInterleaved, Q8_0Grouped };
+inline constexpr std::size_t kActivationTypes = 7;
 
 template <TensorType kWeightType, class WeightBlock, ActivationType kActivationType, class ActivationBlock,
           std::size_t kValuesPerBlock, WeightLayout kWeightLayout = WeightLayout::Plain>
@@ -54,6 +54,8 @@ using Q80Format = DotFormat<TensorType::Q8_0, BlockQ80, ActivationType::Q8_0, Bl
 using Q4KFormat = DotFormat<TensorType::Q4_K, BlockQ4K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
 using Q5KFormat = DotFormat<TensorType::Q5_K, BlockQ5K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
 using Q6KFormat = DotFormat<TensorType::Q6_K, BlockQ6K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
+using Q80GroupedFormat = DotFormat<TensorType::Q8_0, BlockQ80Group, ActivationType::Q8_0Grouped, BlockQ80Group,
+                                   BlockQ80Group::kBlocks * kQ80BlockSize, WeightLayout::GroupedBlocks>;
 using Q4KInterleavedFormat = DotFormat<TensorType::Q4_K, BlockQ4KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
                                        kBlockSize, WeightLayout::SubBlockInterleaved>;
 using Q5KInterleavedFormat = DotFormat<TensorType::Q5_K, BlockQ5KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "brick/core/cpu_features.hpp"
 #include "brick/core/error.hpp"
 #include "brick/quant/matvec.hpp"
 #include "brick/quant/q8_0.hpp"
@@ -215,9 +214,7 @@ TEST(WeightLayout, Avx2PrefersRepackedLayouts) {
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
   EXPECT_EQ(preferred_layout(TensorType::Q5_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
   EXPECT_EQ(preferred_layout(TensorType::Q6_K, Backend::Avx2), WeightLayout::SubBlockInterleaved);
-  // Grouped Q8_0 repeats the AVX2 kernel's arithmetic; with AVX-VNNI the plain blocks run another.
-  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx2),
-            cpu_features().avxvnni ? WeightLayout::Plain : WeightLayout::GroupedBlocks);
+  EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx2), WeightLayout::GroupedBlocks);
   EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Scalar), WeightLayout::Plain);
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Scalar), WeightLayout::Plain);
   if (is_supported(Backend::Avx512)) {
@@ -337,7 +334,7 @@ TEST(WeightLayout, MatvecAndProjectionsOfRepackedMatricesGiveThePlainBits) {
 }
 
 // Grouped Q8_0 through matvec and the projections: the bits of the plain kernel that the backend's
-// grouped line repeats (the AVX2 one, also where the AVX2 backend runs AVX-VNNI on plain blocks).
+// grouped line repeats (the AVX2 or AVX-VNNI one on the AVX2 backend).
 TEST(WeightLayout, MatvecAndProjectionsOfGroupedQ8_0GiveThePlainKernelsBits) {
   ThreadPool pool(2);
   constexpr std::size_t kRows = 37, kCols = 1024, kTokens = 12, kBlocks = kCols / kQ80BlockSize;

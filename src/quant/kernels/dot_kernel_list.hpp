@@ -22,8 +22,7 @@
 // Within a format the lines of one backend go from the least to the most preferred instruction set:
 // a backend runs the last line of its own that the CPU supports. The repacked formats' AVX-512
 // lines are their AVX2 kernels built for AVX-512: the AVX-512 backend prefers plain blocks
-// (preferred_layout()), and runs repacked ones a caller made. Grouped Q8_0 has no AVX-VNNI line:
-// where the plain one runs it, the AVX2 backend keeps Q8_0 plain.
+// (preferred_layout()), and runs repacked ones a caller made.
 #include <cstddef>
 
 #include "ops/kernels/f32_kernels.hpp"
@@ -64,6 +63,7 @@
   X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)                     \
   X(Q80Grouped, q8_0_grouped_q8_0, Scalar, scalar, Row, 1)              \
   X(Q80Grouped, q8_0_grouped_q8_0, Avx2, avx2, RowsGemm, 12)            \
+  X(Q80Grouped, q8_0_grouped_q8_0, AvxVnni, avxvnni, RowGemm, 4)        \
   X(Q80Grouped, q8_0_grouped_q8_0, Avx512, avx512, RowsGemm, 12)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, Scalar, scalar, Row, 1)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \

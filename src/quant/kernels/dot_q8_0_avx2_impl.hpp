@@ -32,28 +32,13 @@
 #include <vector>
 
 #include "brick/quant/q8_0.hpp"
-#include "brick/quant/weight_layout.hpp"
 #include "core/simd_avx2.hpp"
+#include "quant/kernels/q8_0_layouts.hpp"
 #include "quant/kernels/q8_0_scales.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
 namespace {
-
-// Block b of a row of plain or grouped blocks: its quants, its d, and row r of a matrix of rows of
-// `blocks` blocks.
-inline const std::int8_t* quants_of(const BlockQ80* row, std::size_t b) { return row[b].qs; }
-inline const std::int8_t* quants_of(const BlockQ80Group* row, std::size_t b) {
-  return row[b / BlockQ80Group::kBlocks].qs + kQ80BlockSize * (b % BlockQ80Group::kBlocks);
-}
-inline fp16_t scale_of(const BlockQ80* row, std::size_t b) { return row[b].d; }
-inline fp16_t scale_of(const BlockQ80Group* row, std::size_t b) {
-  return row[b / BlockQ80Group::kBlocks].d[b % BlockQ80Group::kBlocks];
-}
-inline const BlockQ80* row_at(const BlockQ80* w, std::size_t r, std::size_t blocks) { return w + r * blocks; }
-inline const BlockQ80Group* row_at(const BlockQ80Group* w, std::size_t r, std::size_t blocks) {
-  return w + r * (blocks / BlockQ80Group::kBlocks);
-}
 
 template <class Block>
 inline __m256i load_quants(const Block* row, std::size_t b) {
@@ -63,8 +48,7 @@ inline __m256i load_quants(const Block* row, std::size_t b) {
 // The d of blocks b..b+3 as floats.
 inline __m128 four_scales_as_floats(const BlockQ80* row, std::size_t b) { return four_scales_as_floats(row + b); }
 inline __m128 four_scales_as_floats(const BlockQ80Group* row, std::size_t b) {
-  const fp16_t* d = &row[b / BlockQ80Group::kBlocks].d[b % BlockQ80Group::kBlocks];
-  return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(d)));
+  return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&scale_of(row, b))));
 }
 
 inline bool holds_minus128(__m256i quants) {

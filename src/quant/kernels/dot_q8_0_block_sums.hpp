@@ -6,7 +6,7 @@
 // j and j + 1; missing blocks as +0), and the group sums in order from 0.
 //
 // Here: the group's orders, the tree as the GEMMs walk it, the weight blocks' terms and the GEMM's
-// walk over chunks of rows and tiles of tokens. Everything here is in an anonymous namespace so
+// walk over chunks of rows and tiles of tokens, on plain or grouped blocks (q8_0_layouts.hpp). Everything here is in an anonymous namespace so
 // that each translation unit keeps its own copy, compiled with its own flags (AVX2 at least).
 #include <immintrin.h>
 
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "brick/quant/q8_0.hpp"
+#include "quant/kernels/q8_0_layouts.hpp"
 #include "quant/kernels/q8_0_scales.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
@@ -81,29 +82,28 @@ struct BlockTerms {
   float d;
 };
 
-inline BlockTerms block_terms(const BlockQ80& w) {
-  const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs)),
+inline BlockTerms block_terms(const std::int8_t* qs, fp16_t d) {
+  const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs)),
                                          _mm256_set1_epi8(static_cast<char>(0x80)));
   const __m256i sums = _mm256_sad_epu8(bytes, _mm256_setzero_si256());
   __m128i total = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
   total = _mm_add_epi64(total, _mm_unpackhi_epi64(total, total));
-  return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)),
-          _cvtsh_ss(w.d)};
+  return {-128 * (_mm_cvtsi128_si32(total) - 128 * static_cast<int>(kQ80BlockSize)), _cvtsh_ss(d)};
 }
 
 // R rows from w (their terms from `terms`) against a tile's n tokens, one per float lane of V:
 // block_values(rows, row_terms, b, tile block) gives t_b for the R rows, and the groups' trees add
 // them (blocks past the row's last as +0, as in the row kernels' lanes); out[t * out_stride + r] for
 // t < n. next.step() once per group.
-template <class V, std::size_t R, class Tile, class BlockValues>
-inline void lane_rows(const BlockQ80* w, const BlockTerms* terms, std::size_t blocks, const Tile* tile,
+template <class V, std::size_t R, class Block, class Tile, class BlockValues>
+inline void lane_rows(const Block* w, const BlockTerms* terms, std::size_t blocks, const Tile* tile,
                       std::size_t n, float* out, std::size_t out_stride, NextChunkPrefetch& next,
                       const BlockValues& block_values) {
   constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
-  const BlockQ80* rows[R];
+  const Block* rows[R];
   const BlockTerms* row_terms[R];
   for (std::size_t r = 0; r < R; ++r) {
-    rows[r] = w + r * blocks;
+    rows[r] = row_at(w, r, blocks);
     row_terms[r] = terms + r * blocks;
   }
   RowLanes<V, R> acc{};
@@ -133,8 +133,8 @@ inline constexpr std::size_t kChunkBytes = 128 * 1024;
 // std::integral_constant<R>, w, terms, tile, n, out, next) for R = kRows, then 2 and a last 1,
 // writing out[t * out_stride + r] for the tile's t < n and calling next.step() once per group, which
 // prefetches a slice of the next chunk's rows.
-template <class Tile, std::size_t kTile, std::size_t kRows, class Rearrange, class LaneRows>
-inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x,
+template <class Tile, std::size_t kTile, std::size_t kRows, class Block, class Rearrange, class LaneRows>
+inline void gemm_in_tiles(const Block* w, std::size_t rows, const Block* x,
                           std::size_t tokens, std::size_t blocks, float* out,
                           std::size_t out_stride, const Rearrange& rearrange,
                           const LaneRows& lane_rows) {
@@ -145,7 +145,7 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
   const std::size_t tile_count = (tokens + kTile - 1) / kTile;
   if (tiles.size() < tile_count * tile_blocks) tiles.resize(tile_count * tile_blocks);
   for (std::size_t t = 0; t < tile_count; ++t) {
-    rearrange(x + t * kTile * blocks, std::min(kTile, tokens - t * kTile), blocks,
+    rearrange(row_at(x, t * kTile, blocks), std::min(kTile, tokens - t * kTile), blocks,
               tiles.data() + t * tile_blocks);
   }
   const std::size_t chunk =
@@ -153,10 +153,12 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
   if (terms.size() < chunk * blocks) terms.resize(chunk * blocks);
   for (std::size_t first_row = 0; first_row < rows; first_row += chunk) {
     const std::size_t chunk_rows = std::min(chunk, rows - first_row);
-    const BlockQ80* const chunk_w = w + first_row * blocks;
-    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) terms[i] = block_terms(chunk_w[i]);
+    const Block* const chunk_w = row_at(w, first_row, blocks);
+    for (std::size_t i = 0; i < chunk_rows * blocks; ++i) {
+      terms[i] = block_terms(quants_of(chunk_w, i), scale_of(chunk_w, i));
+    }
     const std::size_t next_rows = std::min(chunk, rows - first_row - chunk_rows);
-    NextChunkPrefetch next(chunk_w + chunk_rows * blocks, next_rows * blocks * sizeof(BlockQ80),
+    NextChunkPrefetch next(row_at(chunk_w, chunk_rows, blocks), next_rows * blocks * sizeof(BlockQ80),
                            tile_count * (chunk_rows / kRows + chunk_rows % kRows / 2 + chunk_rows % 2) * tile_groups);
     for (std::size_t t = 0; t < tile_count; ++t) {
       const Tile* const tile = tiles.data() + t * tile_blocks;
@@ -165,16 +167,16 @@ inline void gemm_in_tiles(const BlockQ80* w, std::size_t rows, const BlockQ80* x
       std::size_t r = 0;
       if constexpr (kRows > 2) {
         for (; r + kRows <= chunk_rows; r += kRows) {
-          lane_rows(std::integral_constant<std::size_t, kRows>{}, chunk_w + r * blocks,
+          lane_rows(std::integral_constant<std::size_t, kRows>{}, row_at(chunk_w, r, blocks),
                     terms.data() + r * blocks, tile, n, tile_out + r, next);
         }
       }
       for (; r + 2 <= chunk_rows; r += 2) {
-        lane_rows(std::integral_constant<std::size_t, 2>{}, chunk_w + r * blocks,
+        lane_rows(std::integral_constant<std::size_t, 2>{}, row_at(chunk_w, r, blocks),
                   terms.data() + r * blocks, tile, n, tile_out + r, next);
       }
       if (r < chunk_rows) {
-        lane_rows(std::integral_constant<std::size_t, 1>{}, chunk_w + r * blocks,
+        lane_rows(std::integral_constant<std::size_t, 1>{}, row_at(chunk_w, r, blocks),
                   terms.data() + r * blocks, tile, n, tile_out + r, next);
       }
     }

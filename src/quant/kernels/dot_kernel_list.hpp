@@ -63,7 +63,7 @@
   X(Q6K, q6k_q8k, Avx512Gfni, avx512gfni, Gemm, 10)                     \
   X(Q80Grouped, q8_0_grouped_q8_0, Scalar, scalar, Row, 1)              \
   X(Q80Grouped, q8_0_grouped_q8_0, Avx2, avx2, RowsGemm, 12)            \
-  X(Q80Grouped, q8_0_grouped_q8_0, AvxVnni, avxvnni, RowGemm, 4)        \
+  X(Q80Grouped, q8_0_grouped_q8_0, AvxVnni, avxvnni, RowsGemm, 4)        \
   X(Q80Grouped, q8_0_grouped_q8_0, Avx512, avx512, RowsGemm, 12)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, Scalar, scalar, Row, 1)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \

@@ -6,7 +6,8 @@
 // of 16 added in a fixed tree), in half-width vectors:
 // - The row kernels compute a block per vpdpbusd: the weights go in as w + 128 (w ^ 0x80), the
 //   activations as the signed operand, and each dword starts from -128 * (the sum of its four
-//   activation quants), computed once per group for all the rows walked side by side. A transposing
+//   activation quants), computed once per group for all the rows walked side by side (for grouped
+//   rows, once per call for all the rows, walked one after another). A transposing
 //   reduction leaves eight exact block sums in a ymm, a group's two halves in kLaneBlock's order.
 // - The GEMM computes each block for 8 tokens at once, as the AVX-512 one does for 16: dword k of
 //   lane t holds quants 4k..4k+3 of token t plus 128, rearranged once per call, times four weight
@@ -192,6 +193,29 @@ template <class Kernel, class Weight, class Activation, std::size_t R>
 void dot_side_by_side(const Kernel& kernel, const Weight* const (&rows)[R], const Activation* x,
                       std::size_t blocks, float* const (&out)[R]) {
   kernel.side_by_side(rows, x, blocks, out);
+}
+
+// Rows of grouped blocks one after another, the activation side of up to kSharedGroups groups
+// computed once for all of them; a longer row's sum goes on from out[r] chunk by chunk, the same
+// additions in the same order, so the one-row kernel's bits.
+inline constexpr std::size_t kSharedGroups = 32;  // 16384 values, 18 KiB of activation side
+
+inline void grouped_rows_sharing_activation(const BlockQ80Group* w, std::size_t rows,
+                                            const BlockQ80Group* x, std::size_t groups, float* out) {
+  GroupActivation shared[kSharedGroups];
+  for (std::size_t first = 0; first < groups; first += kSharedGroups) {
+    const std::size_t n = groups - first < kSharedGroups ? groups - first : kSharedGroups;
+    for (std::size_t g = 0; g < n; ++g) shared[g] = group_activation(x + first + g, kGroup);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const BlockQ80Group* row = w + r * groups + first;
+      __m128 sum = first == 0 ? _mm_setzero_ps() : _mm_set_ss(out[r]);
+      for (std::size_t g = 0; g < n; ++g) {
+        prefetch_weights_ahead<sizeof(BlockQ80Group)>(row + g);
+        sum = _mm_add_ss(sum, group_sum(row + g, x + first + g, shared[g], kGroup));
+      }
+      out[r] = _mm_cvtss_f32(sum);
+    }
+  }
 }
 
 inline constexpr std::size_t kTileTokens = 8;

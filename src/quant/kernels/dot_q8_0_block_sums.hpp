@@ -6,8 +6,9 @@
 // j and j + 1; missing blocks as +0), and the group sums in order from 0.
 //
 // Here: the group's orders, the tree as the GEMMs walk it, the weight blocks' terms and the GEMM's
-// walk over chunks of rows and tiles of tokens, on plain or grouped blocks (q8_0_layouts.hpp). Everything here is in an anonymous namespace so
-// that each translation unit keeps its own copy, compiled with its own flags (AVX2 at least).
+// walk over chunks of rows and tiles of tokens, on plain or grouped blocks (q8_0_layouts.hpp).
+// Everything here is in an anonymous namespace so that each translation unit keeps its own copy,
+// compiled with its own flags (AVX2 at least).
 #include <immintrin.h>
 
 #include <algorithm>

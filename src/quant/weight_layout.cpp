@@ -260,11 +260,15 @@ void interleave_q8k(std::span<const BlockQ8K> in, std::span<BlockQ8K> out) {
 namespace brick::quant {
 
 WeightLayout preferred_layout(TensorType type, Backend backend) {
-  if (resolve(backend) != Backend::Avx2) return WeightLayout::Plain;
+  const Backend resolved = resolve(backend);
+  if (resolved == Backend::Scalar) return WeightLayout::Plain;
   // A repacked layout whose format has a line for the instruction set the plain one runs here: the
-  // same arithmetic, so the same bits.
+  // same arithmetic, so the same bits. On AVX-512 the repacked formats' F/BW lines are their AVX2
+  // kernels built for it, which the plain AVX-512 kernels outrun, so only a line of an extension
+  // (grouped Q8_0 with VNNI) counts there.
   std::optional<detail::Isa> plain;
   detail::with_format(type, [&](auto format) { plain = detail::select_kernel<decltype(format)>(backend).isa; });
+  if (resolved == Backend::Avx512 && plain == detail::Isa::Avx512) return WeightLayout::Plain;
   for (const WeightLayout layout : {WeightLayout::SubBlockInterleaved, WeightLayout::GroupedBlocks}) {
     bool runs_here = false;
     detail::with_format(type, layout, [&](auto format) { runs_here = plain && detail::has_kernel<decltype(format)>(*plain); });

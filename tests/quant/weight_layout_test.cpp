@@ -219,6 +219,11 @@ TEST(WeightLayout, Avx2PrefersRepackedLayouts) {
   EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Scalar), WeightLayout::Plain);
   if (is_supported(Backend::Avx512)) {
     EXPECT_EQ(preferred_layout(TensorType::Q4_K, Backend::Avx512), WeightLayout::Plain);
+    // Grouped Q8_0 where its AVX-512 VNNI kernels run; the F/BW line is the AVX2 kernels'.
+    EXPECT_EQ(preferred_layout(TensorType::Q8_0, Backend::Avx512),
+              detail::is_supported(detail::Isa::Avx512Vnni) ? WeightLayout::GroupedBlocks : WeightLayout::Plain);
+  } else {
+    std::cout << "[  SKIPPED ] the AVX-512 layouts: this CPU has no AVX-512\n";
   }
 }
 
@@ -334,7 +339,8 @@ TEST(WeightLayout, MatvecAndProjectionsOfRepackedMatricesGiveThePlainBits) {
 }
 
 // Grouped Q8_0 through matvec and the projections: the bits of the plain kernel that the backend's
-// grouped line repeats (the AVX2 or AVX-VNNI one on the AVX2 backend).
+// grouped line repeats (the AVX2 or AVX-VNNI one on the AVX2 backend, the AVX2 or AVX-512 VNNI one on
+// the AVX-512 backend).
 TEST(WeightLayout, MatvecAndProjectionsOfGroupedQ8_0GiveThePlainKernelsBits) {
   ThreadPool pool(2);
   constexpr std::size_t kRows = 37, kCols = 1024, kTokens = 12, kBlocks = kCols / kQ80BlockSize;
@@ -344,7 +350,7 @@ TEST(WeightLayout, MatvecAndProjectionsOfGroupedQ8_0GiveThePlainKernelsBits) {
   const std::vector<float> x = test::normal(kTokens * kCols, 26);
   std::vector<BlockQ80> xq(kTokens * kBlocks);
   quantize_q8_0_activation(x, xq);
-  for (const Backend backend : {Backend::Scalar, Backend::Avx2}) {
+  for (const Backend backend : {Backend::Scalar, Backend::Avx2, Backend::Avx512}) {
     if (!is_supported(backend)) {
       std::cout << "[  SKIPPED ] " << name(backend) << ": this CPU cannot run it\n";
       continue;

@@ -48,8 +48,8 @@ struct LlamaOptions {
   // Matrices the bricks multiply with in the layout the backend's kernels run fastest on
   // (quant::preferred_layout): with AVX2, the Q4_K, Q5_K and Q6_K ones are copied at construction,
   // on the pool, into the sub-block interleaved layout (Q4_K and Q5_K 2.3-2.8% more bytes than the
-  // file's blocks), and the Q8_0 ones whose rows are whole groups of 512 values into grouped blocks
-  // (the same bytes); the same values and results. False keeps every matrix a view of the caller's
+  // file's blocks); with AVX2 or AVX-512 VNNI, the Q8_0 ones whose rows are whole groups of 512
+  // values into grouped blocks (the same bytes); the same values and results. False keeps every matrix a view of the caller's
   // weights.
   bool repack = true;
 };

@@ -127,10 +127,10 @@ void validate(const WeightMatrix& w, std::string_view what);
 void dequantize_row(const WeightMatrix& w, std::size_t r, std::span<float> out);
 
 // The layout `backend`'s kernels run fastest on for weights of `type` (as resolve() resolves it;
-// BackendUnavailable when this CPU cannot run it): on AVX2 a repacked layout whose kernels repeat
-// the plain kernel's arithmetic on this CPU (so give its bits), SubBlockInterleaved for Q4_K, Q5_K
-// and Q6_K and GroupedBlocks for Q8_0; Plain otherwise. A matrix takes a layout only when its rows
-// are whole blocks of it (row_bytes()).
+// BackendUnavailable when this CPU cannot run it): a repacked layout whose kernels repeat the
+// plain kernel's arithmetic on this CPU (so give its bits): on AVX2 SubBlockInterleaved for Q4_K,
+// Q5_K and Q6_K and GroupedBlocks for Q8_0, on AVX-512 with VNNI GroupedBlocks for Q8_0; Plain
+// otherwise. A matrix takes a layout only when its rows are whole blocks of it (row_bytes()).
 WeightLayout preferred_layout(TensorType type, Backend backend);
 
 // A copy of a matrix's blocks in another layout, owning its bytes (moving it keeps matrix() valid),

@@ -21,8 +21,9 @@
 // of tokens (16 for VNNI, 8 below it).
 // Within a format the lines of one backend go from the least to the most preferred instruction set:
 // a backend runs the last line of its own that the CPU supports. The repacked formats' AVX-512
-// lines are their AVX2 kernels built for AVX-512: the AVX-512 backend prefers plain blocks
-// (preferred_layout()), and runs repacked ones a caller made.
+// lines are their AVX2 kernels built for AVX-512: there the AVX-512 backend prefers plain blocks
+// (preferred_layout()), and runs repacked ones a caller made. Grouped Q8_0's AVX-512 VNNI line is
+// the plain AVX-512 VNNI kernels on grouped blocks, which it prefers.
 #include <cstddef>
 
 #include "ops/kernels/f32_kernels.hpp"
@@ -65,6 +66,7 @@
   X(Q80Grouped, q8_0_grouped_q8_0, Avx2, avx2, RowsGemm, 12)            \
   X(Q80Grouped, q8_0_grouped_q8_0, AvxVnni, avxvnni, RowsGemm, 4)        \
   X(Q80Grouped, q8_0_grouped_q8_0, Avx512, avx512, RowsGemm, 12)        \
+  X(Q80Grouped, q8_0_grouped_q8_0, Avx512Vnni, avx512vnni, Gemm, 5)     \
   X(Q4KInterleaved, q4k_interleaved_q8k, Scalar, scalar, Row, 1)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, Avx2, avx2, RowGemm, 4)        \
   X(Q4KInterleaved, q4k_interleaved_q8k, AvxVnni, avxvnni, RowGemm, 4)  \

@@ -93,7 +93,8 @@ inline BlockTerms block_terms(const std::int8_t* qs, fp16_t d) {
 }
 
 // R rows from w (their terms from `terms`) against a tile's n tokens, one per float lane of V:
-// block_values(rows, row_terms, b, tile block) gives t_b for the R rows, and the groups' trees add
+// block_values(rows, row_terms, i, tile block) gives t_b for the R rows, the rows and terms from
+// their group's first block on and b that group's block i, and the groups' trees add
 // them (blocks past the row's last as +0, as in the row kernels' lanes); out[t * out_stride + r] for
 // t < n. next.step() once per group.
 template <class V, std::size_t R, class Block, class Tile, class BlockValues>
@@ -110,9 +111,17 @@ inline void lane_rows(const Block* w, const BlockTerms* terms, std::size_t block
   RowLanes<V, R> acc{};
   for (std::size_t g = 0; g < blocks; g += kGroup) {
     next.step();
+    // The group's rows and terms from its first block, so that each block's place is a constant
+    // offset in either layout (no b / 16, b % 16 per block of a grouped row).
+    const Block* group_rows[R];
+    const BlockTerms* group_terms[R];
+    for (std::size_t r = 0; r < R; ++r) {
+      group_rows[r] = from_group(rows[r], g);
+      group_terms[r] = row_terms[r] + g;
+    }
     acc = acc + group_tree<RowLanes<V, R>>([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      const std::size_t b = g + static_cast<std::size_t>(kVisitBlock[I]);
-      if (b < blocks) return block_values(rows, row_terms, b, tile[g + I]);
+      constexpr auto kBlock = static_cast<std::size_t>(kVisitBlock[I]);
+      if (g + kBlock < blocks) return block_values(group_rows, group_terms, kBlock, tile[g + I]);
       return RowLanes<V, R>{};
     });
   }

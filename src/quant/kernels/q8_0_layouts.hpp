@@ -22,6 +22,13 @@ inline const fp16_t& scale_of(const BlockQ80Group* row, std::size_t b) {
   return row[b / BlockQ80Group::kBlocks].d[b % BlockQ80Group::kBlocks];
 }
 
+// Row `row` from its block b on, b a multiple of 16 (a grouped row's group boundary), so that
+// blocks counted from there are plain offsets the compiler folds.
+inline const BlockQ80* from_group(const BlockQ80* row, std::size_t b) { return row + b; }
+inline const BlockQ80Group* from_group(const BlockQ80Group* row, std::size_t b) {
+  return row + b / BlockQ80Group::kBlocks;
+}
+
 inline const BlockQ80* row_at(const BlockQ80* w, std::size_t r, std::size_t blocks) { return w + r * blocks; }
 inline const BlockQ80Group* row_at(const BlockQ80Group* w, std::size_t r, std::size_t blocks) {
   return w + r * (blocks / BlockQ80Group::kBlocks);

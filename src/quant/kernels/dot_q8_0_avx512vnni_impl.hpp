@@ -222,8 +222,9 @@ inline void rearrange_tokens(const Block* x, std::size_t n, std::size_t blocks, 
 // for grouped rows, its zmm results returned through memory, and the grouped GEMM ran 4-10% slower
 // than the plain one.
 template <std::size_t R, class Block>
-[[gnu::always_inline]] inline RowLanes<__v16sf, R> block_values(const Block* const (&rows)[R], const BlockTerms* const (&terms)[R],
-                                        std::size_t b, const TokenLaneBlock& x) {
+[[gnu::always_inline]] inline RowLanes<__v16sf, R> block_values(const Block* const (&rows)[R],
+                                                                 const BlockTerms* const (&terms)[R], std::size_t b,
+                                                                 const TokenLaneBlock& x) {
   constexpr std::size_t kHalf = kQ80BlockSize / 8;
   __m512i low[R];
   __m512i high[R];

@@ -254,8 +254,7 @@ inline void rearrange_tokens(const Block* x, std::size_t n, std::size_t blocks, 
 // t_b for R rows (rows[r] at block b, with their terms) and the tile's tokens, each weight dword
 // broadcast from memory; the block's two halves in separate chains of vpdpbusd, added as integers.
 // Always inlined, as is the GEMM's lambda around it: GCC left one of a group's 16 blocks out of line
-// for grouped rows, its ymm results returned through memory, and the grouped GEMM ran 4-10% slower
-// than the plain one.
+// for grouped rows, its ymm results returned through memory (as in dot_q8_0_avx512vnni_impl.hpp).
 template <std::size_t R, class Block>
 [[gnu::always_inline]] inline RowLanes<__v8sf, R> block_values(const Block* const (&rows)[R],
                                         const BlockTerms* const (&terms)[R], std::size_t b,

@@ -93,10 +93,10 @@ inline BlockTerms block_terms(const std::int8_t* qs, fp16_t d) {
 }
 
 // R rows from w (their terms from `terms`) against a tile's n tokens, one per float lane of V:
-// block_values(rows, row_terms, i, tile block) gives t_b for the R rows, the rows and terms from
-// their group's first block on and b that group's block i, and the groups' trees add
-// them (blocks past the row's last as +0, as in the row kernels' lanes); out[t * out_stride + r] for
-// t < n. next.step() once per group.
+// block_values(rows, row_terms, i, tile block) gives t_b for the R rows (rows and terms from their
+// group's first block on, b that group's block i), and the groups' trees add them (blocks past the
+// row's last as +0, as in the row kernels' lanes); out[t * out_stride + r] for t < n. next.step()
+// once per group.
 template <class V, std::size_t R, class Block, class Tile, class BlockValues>
 inline void lane_rows(const Block* w, const BlockTerms* terms, std::size_t blocks, const Tile* tile,
                       std::size_t n, float* out, std::size_t out_stride, NextChunkPrefetch& next,

@@ -38,13 +38,18 @@ inline __m256i chunk_scales(__m256i split, int c) {
   return _mm256_shuffle_epi8(split, _mm256_set1_epi16(static_cast<short>((2 * c + 1) << 8 | 2 * c)));
 }
 
+// The quants' offset term -32 * sum_j sc_j * bsum_j of a block whose 16 scales are `scales` (int16,
+// in order), spread over 8 int32 lanes: -32 * sc fits in int16, so one vpmullw and one vpmaddwd.
+inline __m256i offset_sum(__m256i scales, const BlockQ8K& x) {
+  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+  return _mm256_madd_epi16(_mm256_mullo_epi16(scales, _mm256_set1_epi16(-32)), bsums);
+}
+
 // The block's integer sum sum_j sc_j * (q - 32) . y, spread over 8 int32 lanes.
 inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
   const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
   const __m256i split = split_scales(scales);
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                 _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
+  __m256i sum = offset_sum(_mm256_cvtepi8_epi16(scales), x);
   for (int half = 0; half < 2; ++half) {
     __m256i q[4];
     unpack_q6k_half(w, half, q);
@@ -62,13 +67,15 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
 // vectors of half 0 meet the even sub-blocks' scales, those of half 1 the odd ones'; two vectors'
 // products (each at most 2 * 63 * 128) add as int16 below 2^15.
 inline __m256i block_sum(const BlockQ6KInterleaved& w, const BlockQ8K& x) {
-  const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                 _mm256_slli_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), bsums), 5));
+  // Sub-blocks 0..7 in the low lane, 8..15 in the high one: each pair of scales is then one
+  // in-lane word shuffle away.
+  const __m256i scales = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
+  __m256i sum = offset_sum(scales, x);
   const __m256i scale_pairs[2] = {
-      _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, _mm_setr_epi8(0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14))),
-      _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, _mm_setr_epi8(1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15)))};
+      _mm256_shuffle_epi8(scales, _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13, 0, 1, 0, 1, 4,
+                                                   5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)),
+      _mm256_shuffle_epi8(scales, _mm256_setr_epi8(2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15, 2, 3, 2,
+                                                   3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15))};
   for (int half = 0; half < 2; ++half) {
     __m256i q[4];
     unpack_q6k_half(w, half, q);

@@ -39,7 +39,8 @@ inline __m256i chunk_scales(__m256i split, int c) {
 }
 
 // The quants' offset term -32 * sum_j sc_j * bsum_j of a block whose 16 scales are `scales` (int16,
-// in order), spread over 8 int32 lanes: -32 * sc fits in int16, so one vpmullw and one vpmaddwd.
+// in order), spread over 8 int32 lanes: -32 * sc fits in int16, so the scales are scaled before
+// their one vpmaddwd with the bsums.
 inline __m256i offset_sum(__m256i scales, const BlockQ8K& x) {
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   return _mm256_madd_epi16(_mm256_mullo_epi16(scales, _mm256_set1_epi16(-32)), bsums);

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "brick/quant/weight_layout.hpp"
+#include "core/simd_avx2.hpp"
 
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
@@ -146,8 +147,8 @@ inline float dot_q6k_row(const Block* w, const BlockQ8K* x, std::size_t blocks) 
     const __m256i s01 = _mm256_hadd_epi32(s0, block_sum(w[b + 1], x[b + 1]));
     const __m256i s2 = block_sum(w[b + 2], x[b + 2]);
     const __m256i s23 = _mm256_hadd_epi32(s2, block_sum(w[b + 3], x[b + 3]));
-    const __m128 d = _mm_set_ps(scale(w[b + 3], x[b + 3]), scale(w[b + 2], x[b + 2]),
-                                scale(w[b + 1], x[b + 1]), scale(w[b], x[b]));
+    const __m128 d = _mm_mul_ps(simd::fp16x4_to_f32(w[b].d, w[b + 1].d, w[b + 2].d, w[b + 3].d),
+                                _mm_setr_ps(x[b].d, x[b + 1].d, x[b + 2].d, x[b + 3].d));
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
     acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);

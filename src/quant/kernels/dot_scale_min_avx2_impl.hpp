@@ -198,11 +198,8 @@ inline __m256i lane_sums(const BlockSums (&s)[4]) {
 template <class Block>
 inline __m256 four_block_scales(const Block* w, const BlockQ8K* x) {
   const __m128 dx = _mm_setr_ps(x[0].d, x[1].d, x[2].d, x[3].d);
-  const __m128 d = _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(w[0].d), static_cast<short>(w[1].d),
-                                               static_cast<short>(w[2].d), static_cast<short>(w[3].d), 0, 0, 0, 0));
-  const __m128 dmin = _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(w[0].dmin), static_cast<short>(w[1].dmin),
-                                                  static_cast<short>(w[2].dmin), static_cast<short>(w[3].dmin), 0, 0,
-                                                  0, 0));
+  const __m128 d = simd::fp16x4_to_f32(w[0].d, w[1].d, w[2].d, w[3].d);
+  const __m128 dmin = simd::fp16x4_to_f32(w[0].dmin, w[1].dmin, w[2].dmin, w[3].dmin);
   const __m128 minus_mins = _mm_xor_ps(_mm_mul_ps(dmin, dx), _mm_set1_ps(-0.0f));
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_mul_ps(d, dx)), minus_mins, 1);
 }

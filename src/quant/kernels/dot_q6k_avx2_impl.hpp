@@ -19,9 +19,9 @@
 #include <type_traits>
 
 #include "brick/quant/weight_layout.hpp"
-#include "core/simd_avx2.hpp"
 
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
+#include "quant/kernels/fp16_words.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -147,7 +147,7 @@ inline float dot_q6k_row(const Block* w, const BlockQ8K* x, std::size_t blocks) 
     const __m256i s01 = _mm256_hadd_epi32(s0, block_sum(w[b + 1], x[b + 1]));
     const __m256i s2 = block_sum(w[b + 2], x[b + 2]);
     const __m256i s23 = _mm256_hadd_epi32(s2, block_sum(w[b + 3], x[b + 3]));
-    const __m128 d = _mm_mul_ps(simd::fp16x4_to_f32(w[b].d, w[b + 1].d, w[b + 2].d, w[b + 3].d),
+    const __m128 d = _mm_mul_ps(fp16_words_as_floats(w[b].d, w[b + 1].d, w[b + 2].d, w[b + 3].d),
                                 _mm_setr_ps(x[b].d, x[b + 1].d, x[b + 2].d, x[b + 3].d));
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));

@@ -17,6 +17,7 @@
 #include "brick/quant/weight_layout.hpp"
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
+#include "quant/kernels/fp16_words.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -198,8 +199,8 @@ inline __m256i lane_sums(const BlockSums (&s)[4]) {
 template <class Block>
 inline __m256 four_block_scales(const Block* w, const BlockQ8K* x) {
   const __m128 dx = _mm_setr_ps(x[0].d, x[1].d, x[2].d, x[3].d);
-  const __m128 d = simd::fp16x4_to_f32(w[0].d, w[1].d, w[2].d, w[3].d);
-  const __m128 dmin = simd::fp16x4_to_f32(w[0].dmin, w[1].dmin, w[2].dmin, w[3].dmin);
+  const __m128 d = fp16_words_as_floats(w[0].d, w[1].d, w[2].d, w[3].d);
+  const __m128 dmin = fp16_words_as_floats(w[0].dmin, w[1].dmin, w[2].dmin, w[3].dmin);
   const __m128 minus_mins = _mm_xor_ps(_mm_mul_ps(dmin, dx), _mm_set1_ps(-0.0f));
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_mul_ps(d, dx)), minus_mins, 1);
 }

@@ -45,11 +45,17 @@ inline constexpr bool kInterleavedBlock = std::is_same_v<Block, BlockQ4KInterlea
 template <class Block>
 inline constexpr bool kSixBit = std::is_same_v<Block, BlockQ6K> || std::is_same_v<Block, BlockQ6KInterleaved>;
 
+// The int16 pairs of a token's group sums that the weights' pairs multiply: Q6_K's bsums 2p and
+// 2p + 1 (its sub-blocks of 16 values), 8 pairs; Q4_K's and Q5_K's sums of sub-blocks 2p and 2p + 1
+// (32 values, bsums 4p..4p+3; at most 4096 in magnitude), 4 pairs, one vpmaddwd per two mins.
+template <class Block>
+inline constexpr int kSumPairs = kSixBit<Block> ? 8 : 4;
+
 // One block of up to 8 tokens, rearranged (lanes past the tile's tokens hold zeros).
 struct alignas(32) Avx2TokenBlock {
-  __m256i qx[64];         // dword k, lane t: values 4k..4k+3 of token t (int8)
-  __m256i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1 (int16 each)
-  __m256 d;               // lane t: token t's d
+  __m256i qx[64];        // dword k, lane t: values 4k..4k+3 of token t (int8)
+  __m256i sum_pairs[8];  // dword p < kSumPairs, lane t: token t's pair p of group sums (int16 each)
+  __m256 d;              // lane t: token t's d
 };
 
 // Where run of four values k (values 4k..4k+3) lies in an activation block: for interleaved weights
@@ -77,15 +83,26 @@ inline void rearrange_tokens_avx2(const BlockQ8K* x, std::size_t n, std::size_t 
     };
     Avx2TokenBlock& out = tile[b];
     for (std::size_t k = 0; k < 64; ++k) out.qx[k] = gather(offsetof(BlockQ8K, qs) + 4 * activation_dword<Block>(k));
-    for (int p = 0; p < 8; ++p) out.bsum_pairs[p] = gather(offsetof(BlockQ8K, bsums) + 4 * static_cast<std::size_t>(p));
+    __m256i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1
+    for (int p = 0; p < 8; ++p) bsum_pairs[p] = gather(offsetof(BlockQ8K, bsums) + 4 * static_cast<std::size_t>(p));
+    if constexpr (kSumPairs<Block> == 8) {
+      for (int p = 0; p < 8; ++p) out.sum_pairs[p] = bsum_pairs[p];
+    } else {
+      const __m256i ones = _mm256_set1_epi16(1);
+      for (int p = 0; p < 4; ++p) {
+        const __m256i even = _mm256_madd_epi16(bsum_pairs[2 * p], ones);
+        const __m256i odd = _mm256_madd_epi16(bsum_pairs[2 * p + 1], ones);
+        out.sum_pairs[p] = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
+      }
+    }
     out.d = _mm256_castsi256_ps(gather(offsetof(BlockQ8K, d)));
   }
 }
 
 // The weight side of one block of one row: quants unsigned in value order (whatever the layout), per sub-block its scale
 // as the GEMM multiplies with it (lane_scale_operands), the int16 pairs that multiply the tokens'
-// bsum pairs (Q4_K, Q5_K: (m_j, m_j); Q6_K: (sc_2p, sc_2p+1)), and the float scales of the row
-// kernel: Q4_K, Q5_K d and dmin; Q6_K d.
+// sum pairs (Q4_K, Q5_K: (m_2p, m_2p+1), p < 4; Q6_K: (sc_2p, sc_2p+1)), and the float scales of
+// the row kernel: Q4_K, Q5_K d and dmin; Q6_K d.
 struct alignas(32) Avx2LaneWeights {
   std::uint8_t q[256];
   std::int32_t scales[16];
@@ -253,8 +270,8 @@ inline void avx2_lane_totals(const Avx2LaneWeights* const (&w)[R], const Avx2Tok
 #endif
   for (std::size_t r = 0; r < R; ++r) {
     __m256i pairs = _mm256_setzero_si256();
-    for (int p = 0; p < 8; ++p) {
-      pairs = add_pair_products(pairs, x.bsum_pairs[p], _mm256_set1_epi32(w[r]->pairs[p]));
+    for (int p = 0; p < kSumPairs<Block>; ++p) {
+      pairs = add_pair_products(pairs, x.sum_pairs[p], _mm256_set1_epi32(w[r]->pairs[p]));
     }
     if constexpr (kHasMins) {
       mins[r] = pairs;

@@ -26,12 +26,20 @@ inline constexpr std::size_t kLaneTokens = 16;
 
 // One block of up to 16 tokens, rearranged (lanes past the tile's tokens hold zeros).
 struct alignas(64) TokenLaneBlock {
-  __m512i qx[64];       // dword k, lane t: values 4k..4k+3 of token t, + 128 (uint8)
-  __m512i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1 (int16 each)
-  __m512 d;             // lane t: token t's d
+  __m512i qx[64];        // dword k, lane t: values 4k..4k+3 of token t, + 128 (uint8)
+  __m512i sum_pairs[8];  // dword p < sum_pairs(), lane t: token t's pair p of group sums (int16 each)
+  __m512 d;              // lane t: token t's d
 };
 
-// Tokens 0..n-1 (n <= 16) of x, each `blocks` blocks long, into tile[0..blocks).
+// The int16 pairs of a token's group sums that the weights' pairs multiply: with sub-blocks of 16
+// values (Q6_K) its bsums 2p and 2p + 1, 8 pairs; with sub-blocks of 32 (Q4_K, Q5_K) the sums of
+// sub-blocks 2p and 2p + 1 (bsums 4p..4p+3, at most 4096 in magnitude), 4 pairs, one vpdpwssd per
+// two mins.
+constexpr int sum_pairs(int sub_block) { return sub_block == 16 ? 8 : 4; }
+
+// Tokens 0..n-1 (n <= 16) of x, each `blocks` blocks long, into tile[0..blocks), for weights of
+// sub-blocks of kSubBlock values.
+template <int kSubBlock>
 inline void rearrange_tokens(const BlockQ8K* x, std::size_t n, std::size_t blocks, TokenLaneBlock* tile) {
   const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1);
   const __m512i offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
@@ -44,16 +52,27 @@ inline void rearrange_tokens(const BlockQ8K* x, std::size_t n, std::size_t block
     for (int k = 0; k < 64; ++k) {
       out.qx[k] = _mm512_xor_si512(_mm512_mask_i32gather_epi32(zero, lanes, offsets, first.qs + 4 * k, 1), offset);
     }
+    __m512i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1
     for (int p = 0; p < 8; ++p) {
-      out.bsum_pairs[p] = _mm512_mask_i32gather_epi32(zero, lanes, offsets, first.bsums + 2 * p, 1);
+      bsum_pairs[p] = _mm512_mask_i32gather_epi32(zero, lanes, offsets, first.bsums + 2 * p, 1);
+    }
+    if constexpr (sum_pairs(kSubBlock) == 8) {
+      for (int p = 0; p < 8; ++p) out.sum_pairs[p] = bsum_pairs[p];
+    } else {
+      const __m512i ones = _mm512_set1_epi16(1);
+      for (int p = 0; p < 4; ++p) {
+        const __m512i even = _mm512_madd_epi16(bsum_pairs[2 * p], ones);
+        const __m512i odd = _mm512_madd_epi16(bsum_pairs[2 * p + 1], ones);
+        out.sum_pairs[p] = _mm512_mask_blend_epi16(0xAAAAAAAA, even, _mm512_slli_epi32(odd, 16));
+      }
     }
     out.d = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, offsets, &first.d, 1);
   }
 }
 
 // The weight side of one block of one row: its quants unsigned in value order, per sub-block its
-// scale as int32, the int16 pairs that multiply the tokens' bsum pairs (Q4_K, Q5_K: (m_j, m_j),
-// the min of sub-block j of 32 values = bsums 2j and 2j + 1; Q6_K: (sc_2p, sc_2p+1)), d and dmin.
+// scale as int32, the int16 pairs that multiply the tokens' sum pairs (Q4_K, Q5_K: (m_2p, m_2p+1),
+// p < 4; Q6_K: (sc_2p, sc_2p+1)), d and dmin.
 struct alignas(64) LaneWeights {
   std::uint8_t q[256];
   std::int32_t scales[16];
@@ -98,8 +117,7 @@ inline void unpack_lane_weights(const ScaleMinDot<Block, kLevel>& dot, const Blo
   // Low 128 bits: the 8 scales, then the 8 mins.
   const __m128i scales_mins = _mm256_castsi256_si128(unpack_scales_mins(w, w, dot.k.scale_constants));
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), _mm256_cvtepu8_epi32(scales_mins));
-  const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), _mm256_or_si256(mins, _mm256_slli_epi32(mins, 16)));
+  _mm_store_si128(reinterpret_cast<__m128i*>(out.pairs), _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8)));
   out.offset = quant_offset<32>(u.q, _mm512_cvtepu8_epi32(scales_mins));
   out.d = fp16_scalar(w.d);
   out.dmin = fp16_scalar(w.dmin);
@@ -158,7 +176,9 @@ inline void lane_totals(const LaneWeights* const (&w)[R], const TokenLaneBlock& 
   for (std::size_t r = 0; r < R; ++r) {
     scaled[r] = _mm512_sub_epi32(scaled[r], _mm512_set1_epi32(w[r]->offset));
     __m512i pairs = _mm512_setzero_si512();
-    for (int p = 0; p < 8; ++p) pairs = _mm512_dpwssd_epi32(pairs, x.bsum_pairs[p], _mm512_set1_epi32(w[r]->pairs[p]));
+    for (int p = 0; p < sum_pairs(kSubBlock); ++p) {
+      pairs = _mm512_dpwssd_epi32(pairs, x.sum_pairs[p], _mm512_set1_epi32(w[r]->pairs[p]));
+    }
     if constexpr (kHasMins<Dot>) {
       mins[r] = pairs;
     } else {
@@ -234,7 +254,7 @@ inline void dot_tokens_in_lanes(const Dot& dot, const Block* w, std::size_t rows
   if (tiles.size() < tile_count * blocks) tiles.resize(tile_count * blocks);
   for (std::size_t t = 0; t < tile_count; ++t) {
     const std::size_t n = tokens - t * kLaneTokens < kLaneTokens ? tokens - t * kLaneTokens : kLaneTokens;
-    rearrange_tokens(x + t * kLaneTokens * blocks, n, blocks, tiles.data() + t * blocks);
+    rearrange_tokens<kHasMins<Dot> ? 32 : 16>(x + t * kLaneTokens * blocks, n, blocks, tiles.data() + t * blocks);
   }
   std::size_t chunk = kUnpackedChunkBytes / (blocks * sizeof(LaneWeights)) / 8 * 8;
   if (chunk < 8) chunk = 8;

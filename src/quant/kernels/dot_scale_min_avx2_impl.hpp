@@ -171,8 +171,7 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
   const __m128i scales_mins = scales_and_mins(w);
   const __m256i scales = _mm256_cvtepu8_epi32(scales_mins);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.scales), lane_scale_operands(scales));
-  const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(scales_mins, 8));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.pairs), int16_pairs(mins));
+  _mm_store_si128(reinterpret_cast<__m128i*>(out.pairs), _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8)));
   out.d = _cvtsh_ss(w.d);
   out.dmin = _cvtsh_ss(w.dmin);
 }

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -242,17 +243,30 @@ inline void row_against_tile(const Block* w, std::size_t blocks, const TokenTile
   for (std::size_t i = 0; i < 4; ++i) {
     __m256 acc[T];
     for (__m256& a : acc) a = _mm256_setzero_ps();
-    for (std::size_t b = i; b < blocks; b += 4) {
-      const __m256i wq = load_quants(w, b);
+    // Block b (at index `at` of the rows w_at and x_at[t] start) into the accumulators.
+    const auto add = [&](const Block* w_at, const Block* const* x_at, std::size_t at, std::size_t b)
+                         __attribute__((always_inline)) {
+      const __m256i wq = load_quants(w_at, at);
       const __m256i magnitudes = _mm256_sign_epi8(wq, wq);
       const __m256 scales =
-          _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(scale_of(w, b))), _mm256_loadu_ps(dx + b * kTileTokens));
+          _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(scale_of(w_at, at))), _mm256_loadu_ps(dx + b * kTileTokens));
       for (std::size_t t = 0; t < T; ++t) {
-        const __m256i signed_x = _mm256_sign_epi8(load_quants(tile.x[t], b), wq);
+        const __m256i signed_x = _mm256_sign_epi8(load_quants(x_at[t], at), wq);
         const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, signed_x), ones);
         const __m256 scale = _mm256_permutevar8x32_ps(scales, _mm256_set1_epi32(static_cast<int>(t)));
         acc[t] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sum), acc[t]);
       }
+    };
+    if constexpr (std::is_same_v<Block, BlockQ80Group>) {
+      // The same blocks group by group, the pass's four in each at fixed offsets.
+      constexpr std::size_t kGroup = BlockQ80Group::kBlocks;
+      for (std::size_t g = 0; g < blocks / kGroup; ++g) {
+        const Block* x_at[T];
+        for (std::size_t t = 0; t < T; ++t) x_at[t] = tile.x[t] + g;
+        for (std::size_t k = i; k < kGroup; k += 4) add(w + g, x_at, k, g * kGroup + k);
+      }
+    } else {
+      for (std::size_t b = i; b < blocks; b += 4) add(w, tile.x, b, b);
     }
     for (std::size_t t = 0; t < T; ++t) _mm256_store_ps(passes[i][t], acc[t]);
   }

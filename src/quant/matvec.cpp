@@ -104,7 +104,7 @@ void tokens_call(const RowSource& source, std::size_t first, std::size_t count, 
 // The calling thread's activation buffers, grown on first use of a wider x.
 struct Scratch {
   std::vector<BlockQ8K> q8k;
-  std::vector<BlockQ8K> q8k_interleaved;
+  std::vector<BlockQ8KInterleaved> q8k_interleaved;
   std::vector<BlockQ80> q8_0;
   std::vector<BlockQ80Group> q8_0_grouped;
   std::vector<fp16_t> f16;
@@ -127,9 +127,9 @@ void set_conversion_work(KernelScope& scope, std::span<const float> x, std::span
 }
 
 // Q8_K blocks permuted for interleaved weights, into the scratch buffer.
-const BlockQ8K* interleaved(std::span<const BlockQ8K> q8k, Scratch& scratch, Backend backend) {
+const BlockQ8KInterleaved* interleaved(std::span<const BlockQ8K> q8k, Scratch& scratch, Backend backend) {
   KernelScope scope("interleave_q8k", backend);
-  const std::span<BlockQ8K> out = grown(scratch.q8k_interleaved, q8k.size());
+  const std::span<BlockQ8KInterleaved> out = grown(scratch.q8k_interleaved, q8k.size());
   interleave_q8k(q8k, out);
   scope.set_work(q8k.size(), 0.0, 2.0 * static_cast<double>(out.size_bytes()));
   return out.data();
@@ -187,7 +187,9 @@ double activation_bytes(ActivationType type, std::size_t cols) noexcept {
   switch (type) {
     case ActivationType::F32: return 4.0 * n;
     case ActivationType::Q8K:
-    case ActivationType::Q8KInterleaved: return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
+      return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8K));
+    case ActivationType::Q8KInterleaved:
+      return static_cast<double>(cols / kBlockSize * sizeof(BlockQ8KInterleaved));
     case ActivationType::Q8_0:
     case ActivationType::Q8_0Grouped: return static_cast<double>(cols / kQ80BlockSize * sizeof(BlockQ80));
     case ActivationType::F16:
@@ -354,7 +356,7 @@ void matvec(const WeightMatrix& w, std::span<const BlockQ8K> xq, std::span<float
   if (source.activation == detail::ActivationType::Q8K) {
     x.set(detail::ActivationType::Q8K, xq.data());
   } else {
-    thread_local std::vector<BlockQ8K> permuted;
+    thread_local std::vector<BlockQ8KInterleaved> permuted;
     permuted.resize(xq.size());
     interleave_q8k(xq, permuted);
     x.set(detail::ActivationType::Q8KInterleaved, permuted.data());

@@ -104,6 +104,18 @@ void permute_positions(const std::uint8_t (&in)[kBlockSize], std::uint8_t (&out)
   }
 }
 
+// A Q8_K block into the other layout (BlockQ8K <-> BlockQ8KInterleaved).
+template <class From, class To>
+void permute_q8k_block(const From& in, To& out) noexcept {
+  std::uint8_t plain[kBlockSize];
+  std::uint8_t permuted[kBlockSize];
+  std::memcpy(plain, in.qs, sizeof plain);
+  permute_positions(plain, permuted);
+  std::memcpy(out.qs, permuted, sizeof permuted);
+  std::memcpy(out.bsums, in.bsums, sizeof out.bsums);
+  out.d = in.d;
+}
+
 template <class From, class To>
 void permute_quants(const From& in, To& out) noexcept {
   std::uint8_t q[kBlockSize];
@@ -243,16 +255,14 @@ void ungroup_q8_0(std::span<const BlockQ80Group> in, std::span<BlockQ80> out) {
   }
 }
 
-void interleave_q8k(std::span<const BlockQ8K> in, std::span<BlockQ8K> out) {
+void interleave_q8k(std::span<const BlockQ8K> in, std::span<BlockQ8KInterleaved> out) {
   require_same_size("interleave_q8k", in.size(), out.size());
-  for (std::size_t b = 0; b < in.size(); ++b) {
-    std::uint8_t plain[kBlockSize];
-    std::uint8_t permuted[kBlockSize];
-    std::memcpy(plain, in[b].qs, sizeof plain);
-    permute_positions(plain, permuted);
-    if (&in[b] != &out[b]) out[b] = in[b];
-    std::memcpy(out[b].qs, permuted, sizeof permuted);
-  }
+  for (std::size_t b = 0; b < in.size(); ++b) permute_q8k_block(in[b], out[b]);
+}
+
+void deinterleave_q8k(std::span<const BlockQ8KInterleaved> in, std::span<BlockQ8K> out) {
+  require_same_size("deinterleave_q8k", in.size(), out.size());
+  for (std::size_t b = 0; b < in.size(); ++b) permute_q8k_block(in[b], out[b]);
 }
 
 }  // namespace brick::quant

@@ -110,16 +110,17 @@ template <class Plain, class Interleaved, void (*kInterleave)(std::span<const Pl
 struct InterleavedTesting {
   using PlainTesting = KQuantTesting<Plain>;
   using Weights = std::vector<Interleaved>;
-  using Activations = std::vector<quant::BlockQ8K>;
+  using Activations = std::vector<quant::BlockQ8KInterleaved>;
 
   static Weights interleaved(const std::vector<Plain>& w) {
     Weights out(w.size());
     kInterleave(w, out);
     return out;
   }
-  static Activations interleaved(Activations x) {
-    quant::interleave_q8k(x, x);
-    return x;
+  static Activations interleaved(const std::vector<quant::BlockQ8K>& x) {
+    Activations out(x.size());
+    quant::interleave_q8k(x, out);
+    return out;
   }
 
   static std::vector<std::size_t> lengths() { return PlainTesting::lengths(); }
@@ -137,11 +138,13 @@ struct InterleavedTesting {
   static ExactDot exact(const Weights& w, const Activations& x) {
     std::vector<Plain> plain(w.size());
     kDeinterleave(w, plain);
-    return PlainTesting::exact(plain, interleaved(x));
+    std::vector<quant::BlockQ8K> plain_x(x.size());
+    quant::deinterleave_q8k(x, plain_x);
+    return PlainTesting::exact(plain, plain_x);
   }
   static std::pair<Weights, Activations> integer_rows(std::size_t blocks, std::uint64_t seed) {
     auto [w, x] = PlainTesting::integer_rows(blocks, seed);
-    return {interleaved(w), interleaved(std::move(x))};
+    return {interleaved(w), interleaved(x)};
   }
   static Weights weights_from(std::span<const float> values) { return interleaved(PlainTesting::weights_from(values)); }
   static Activations activations_from(std::span<const float> values) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <type_traits>
@@ -15,11 +16,11 @@
 
 #include "brick/core/error.hpp"
 #include "brick/quant/matvec.hpp"
-#include "brick/quant/q8_0.hpp"
 #include "brick/quant/projection_op.hpp"
+#include "brick/quant/q8_0.hpp"
 #include "brick/quant/weight_matrix.hpp"
-#include "quant/dot_kernel_table.hpp"
 #include "quant/dot_formats_testing.hpp"
+#include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_blocks.hpp"
 #include "support/random_data.hpp"
 
@@ -107,18 +108,19 @@ TEST(WeightLayout, InterleavedBlocksHoldTheScalesOneByteEach) {
   }
 }
 
-TEST(WeightLayout, Q8KPermutationUndoesItselfAndKeepsScaleAndSums) {
+TEST(WeightLayout, Q8KInterleavingRoundTripsAndKeepsScaleAndSums) {
   const std::vector<BlockQ8K> plain = test::random_q8k(5, 3);
-  std::vector<BlockQ8K> once(plain.size());
-  interleave_q8k(plain, once);
+  std::vector<BlockQ8KInterleaved> interleaved(plain.size());
+  interleave_q8k(plain, interleaved);
   for (std::size_t b = 0; b < plain.size(); ++b) {
-    EXPECT_EQ(once[b].d, plain[b].d);
-    EXPECT_EQ(std::memcmp(once[b].bsums, plain[b].bsums, sizeof plain[b].bsums), 0);
-    for (std::size_t v = 0; v < kBlockSize; ++v) ASSERT_EQ(once[b].qs[interleaved_position(v)], plain[b].qs[v]);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(interleaved[b].qs) % 32, 0u) << "block " << b;
+    EXPECT_EQ(interleaved[b].d, plain[b].d);
+    EXPECT_EQ(std::memcmp(interleaved[b].bsums, plain[b].bsums, sizeof plain[b].bsums), 0);
+    for (std::size_t v = 0; v < kBlockSize; ++v) ASSERT_EQ(interleaved[b].qs[interleaved_position(v)], plain[b].qs[v]);
   }
-  std::vector<BlockQ8K> twice = once;
-  interleave_q8k(twice, twice);  // in place
-  EXPECT_TRUE(same_bytes(twice, plain));
+  std::vector<BlockQ8K> back(plain.size());
+  deinterleave_q8k(interleaved, back);
+  EXPECT_TRUE(same_bytes(back, plain));
 }
 
 TEST(WeightLayout, MismatchedSizesAreInvalidArguments) {
@@ -127,10 +129,11 @@ TEST(WeightLayout, MismatchedSizesAreInvalidArguments) {
   const std::vector<BlockQ8K> q8k(2);
   std::vector<BlockQ4KInterleaved> q4k_out(3);
   std::vector<BlockQ5KInterleaved> q5k_out(1);
-  std::vector<BlockQ8K> q8k_out(1);
+  std::vector<BlockQ8KInterleaved> q8k_out(1);
   EXPECT_THROW(interleave_q4k(q4k, q4k_out), InvalidArgument);
   EXPECT_THROW(interleave_q5k(q5k, q5k_out), InvalidArgument);
   EXPECT_THROW(interleave_q8k(q8k, q8k_out), InvalidArgument);
+  EXPECT_THROW(deinterleave_q8k(q8k_out, std::span<BlockQ8K>()), InvalidArgument);
   std::vector<BlockQ4K> back(1);
   EXPECT_THROW(deinterleave_q4k(q4k_out, back), InvalidArgument);
   const std::vector<BlockQ80> q8_0(17);

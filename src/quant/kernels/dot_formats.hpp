@@ -56,11 +56,11 @@ using Q5KFormat = DotFormat<TensorType::Q5_K, BlockQ5K, ActivationType::Q8K, Blo
 using Q6KFormat = DotFormat<TensorType::Q6_K, BlockQ6K, ActivationType::Q8K, BlockQ8K, kBlockSize>;
 using Q80GroupedFormat = DotFormat<TensorType::Q8_0, BlockQ80Group, ActivationType::Q8_0Grouped, BlockQ80Group,
                                    BlockQ80Group::kBlocks * kQ80BlockSize, WeightLayout::GroupedBlocks>;
-using Q4KInterleavedFormat = DotFormat<TensorType::Q4_K, BlockQ4KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
-                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
-using Q5KInterleavedFormat = DotFormat<TensorType::Q5_K, BlockQ5KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
-                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
-using Q6KInterleavedFormat = DotFormat<TensorType::Q6_K, BlockQ6KInterleaved, ActivationType::Q8KInterleaved, BlockQ8K,
-                                       kBlockSize, WeightLayout::SubBlockInterleaved>;
+using Q4KInterleavedFormat = DotFormat<TensorType::Q4_K, BlockQ4KInterleaved, ActivationType::Q8KInterleaved,
+                                       BlockQ8KInterleaved, kBlockSize, WeightLayout::SubBlockInterleaved>;
+using Q5KInterleavedFormat = DotFormat<TensorType::Q5_K, BlockQ5KInterleaved, ActivationType::Q8KInterleaved,
+                                       BlockQ8KInterleaved, kBlockSize, WeightLayout::SubBlockInterleaved>;
+using Q6KInterleavedFormat = DotFormat<TensorType::Q6_K, BlockQ6KInterleaved, ActivationType::Q8KInterleaved,
+                                       BlockQ8KInterleaved, kBlockSize, WeightLayout::SubBlockInterleaved>;
 
 }  // namespace brick::quant::detail

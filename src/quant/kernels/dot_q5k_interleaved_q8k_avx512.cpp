@@ -5,13 +5,14 @@
 
 namespace brick::quant::kernels {
 
-float dot_q5k_interleaved_q8k_avx512(const BlockQ5KInterleaved* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+float dot_q5k_interleaved_q8k_avx512(const BlockQ5KInterleaved* w, const BlockQ8KInterleaved* x,
+                                     std::size_t blocks) noexcept {
   return dot_scale_min_q8k(w, x, blocks);
 }
 
-void gemm_q5k_interleaved_q8k_avx512(const BlockQ5KInterleaved* w, std::size_t rows, const BlockQ8K* x,
-                                      std::size_t tokens, std::size_t blocks, float* out,
-                                      std::size_t out_stride) noexcept {
+void gemm_q5k_interleaved_q8k_avx512(const BlockQ5KInterleaved* w, std::size_t rows, const BlockQ8KInterleaved* x,
+                                     std::size_t tokens, std::size_t blocks, float* out,
+                                     std::size_t out_stride) noexcept {
   gemm_scale_min_q8k(w, rows, x, tokens, blocks, out, out_stride);
 }
 

@@ -5,7 +5,8 @@
 
 namespace brick::quant::kernels {
 
-float dot_q5k_interleaved_q8k_scalar(const BlockQ5KInterleaved* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+float dot_q5k_interleaved_q8k_scalar(const BlockQ5KInterleaved* w, const BlockQ8KInterleaved* x,
+                                     std::size_t blocks) noexcept {
   return dot_scale_min_reference(w, x, blocks);
 }
 

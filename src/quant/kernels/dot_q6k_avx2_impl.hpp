@@ -42,7 +42,8 @@ inline __m256i chunk_scales(__m256i split, int c) {
 // The quants' offset term -32 * sum_j sc_j * bsum_j of a block whose 16 scales are `scales` (int16,
 // in order), spread over 8 int32 lanes: -32 * sc fits in int16, so the scales are scaled before
 // their one vpmaddwd with the bsums.
-inline __m256i offset_sum(__m256i scales, const BlockQ8K& x) {
+template <class Activation>
+inline __m256i offset_sum(__m256i scales, const Activation& x) {
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
   return _mm256_madd_epi16(_mm256_mullo_epi16(scales, _mm256_set1_epi16(-32)), bsums);
 }
@@ -68,7 +69,7 @@ inline __m256i block_sum(const BlockQ6K& w, const BlockQ8K& x) {
 // The same sum for an interleaved block. Vector k's lane pair j holds sub-block 2j + k / 4, so the
 // vectors of half 0 meet the even sub-blocks' scales, those of half 1 the odd ones'; two vectors'
 // products (each at most 2 * 63 * 128) add as int16 below 2^15.
-inline __m256i block_sum(const BlockQ6KInterleaved& w, const BlockQ8K& x) {
+inline __m256i block_sum(const BlockQ6KInterleaved& w, const BlockQ8KInterleaved& x) {
   // Sub-blocks 0..7 in the low lane, 8..15 in the high one: each pair of scales is then one
   // in-lane word shuffle away.
   const __m256i scales = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
@@ -99,7 +100,7 @@ inline __m128i lane_sums(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
 }
 
 template <class Block>
-inline float scale(const Block& w, const BlockQ8K& x) {
+inline float scale(const Block& w, const ActivationBlock<Block>& x) {
   return _cvtsh_ss(w.d) * x.d;
 }
 
@@ -133,9 +134,8 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
   out.dmin = 0.0f;
 }
 
-
 template <class Block>
-inline float dot_q6k_row(const Block* w, const BlockQ8K* x, std::size_t blocks) {
+inline float dot_q6k_row(const Block* w, const ActivationBlock<Block>* x, std::size_t blocks) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
@@ -166,8 +166,8 @@ inline float dot_q6k_row(const Block* w, const BlockQ8K* x, std::size_t blocks) 
 }
 
 template <class Block>
-inline void gemm_q6k(const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
-                     float* out, std::size_t out_stride) {
+inline void gemm_q6k(const Block* w, std::size_t rows, const ActivationBlock<Block>* x, std::size_t tokens,
+                     std::size_t blocks, float* out, std::size_t out_stride) {
   dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
                            [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
 }

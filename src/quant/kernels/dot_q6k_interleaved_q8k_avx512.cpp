@@ -5,13 +5,14 @@
 
 namespace brick::quant::kernels {
 
-float dot_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+float dot_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, const BlockQ8KInterleaved* x,
+                                     std::size_t blocks) noexcept {
   return dot_q6k_row(w, x, blocks);
 }
 
-void gemm_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, std::size_t rows, const BlockQ8K* x,
-                                      std::size_t tokens, std::size_t blocks, float* out,
-                                      std::size_t out_stride) noexcept {
+void gemm_q6k_interleaved_q8k_avx512(const BlockQ6KInterleaved* w, std::size_t rows, const BlockQ8KInterleaved* x,
+                                     std::size_t tokens, std::size_t blocks, float* out,
+                                     std::size_t out_stride) noexcept {
   gemm_q6k(w, rows, x, tokens, blocks, out, out_stride);
 }
 

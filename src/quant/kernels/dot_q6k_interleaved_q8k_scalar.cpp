@@ -4,7 +4,8 @@
 
 namespace brick::quant::kernels {
 
-float dot_q6k_interleaved_q8k_scalar(const BlockQ6KInterleaved* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+float dot_q6k_interleaved_q8k_scalar(const BlockQ6KInterleaved* w, const BlockQ8KInterleaved* x,
+                                     std::size_t blocks) noexcept {
   return dot_q6k_reference(w, x, blocks);
 }
 

@@ -15,8 +15,8 @@
 namespace brick::quant::kernels {
 
 // Interleaved blocks come with interleaved activations (interleave_q8k).
-template <class Block>
-float dot_q6k_reference(const Block* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+template <class Block, class Activation>
+float dot_q6k_reference(const Block* w, const Activation* x, std::size_t blocks) noexcept {
   constexpr bool kInterleaved = std::is_same_v<Block, BlockQ6KInterleaved>;
   double sum = 0.0;
   for (std::size_t b = 0; b < blocks; ++b) {

@@ -26,8 +26,8 @@ std::int32_t quant_at(const Block& block, std::size_t at) noexcept {
 }
 
 // Interleaved blocks come with interleaved activations (interleave_q8k).
-template <class Block>
-float dot_scale_min_reference(const Block* w, const BlockQ8K* x, std::size_t blocks) noexcept {
+template <class Block, class Activation>
+float dot_scale_min_reference(const Block* w, const Activation* x, std::size_t blocks) noexcept {
   constexpr bool kInterleaved = requires { w->mins; };
   double sum = 0.0;
   for (std::size_t b = 0; b < blocks; ++b) {

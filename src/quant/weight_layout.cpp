@@ -12,6 +12,7 @@
 #include "brick/quant/weight_matrix.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_scale_min.hpp"
+#include "quant/q5k_quants.hpp"
 #include "quant/q6k_quants.hpp"
 
 namespace brick::quant {
@@ -21,10 +22,10 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
   if (in != out) throw InvalidArgument(fmt::format("{}: {} blocks in but room for {}", function, in, out));
 }
 
-// The 4-bit quants of a Q4_K or Q5_K block, one byte each in position order. Both layouts store
-// position `at` in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32] (plain:
-// value v at position v; interleaved: vector k's byte p at position 32k + p), with Q5_K's fifth bit
-// in bit at / 32 of qh[at % 32].
+// The quants of a Q4_K or plain Q5_K block, one byte each in position order. Both layouts of Q4_K
+// store position `at` in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32]
+// (plain: value v at position v; interleaved: vector k's byte p at position 32k + p), plain Q5_K
+// too, with its fifth bit in bit at / 32 of qh[at % 32].
 template <class Block>
   requires requires(Block b) { b.dmin; }
 void unpack_quants(const Block& block, std::uint8_t (&q)[kBlockSize]) noexcept {
@@ -56,6 +57,22 @@ void pack_quants(const std::uint8_t (&q)[kBlockSize], Block& block) noexcept {
       std::uint8_t bits = 0;
       for (std::size_t k = 0; k < 8; ++k) bits = static_cast<std::uint8_t>(bits | (((q[32 * k + p] >> 4) & 1) << k));
       block.qh[p] = bits;
+    }
+  }
+}
+
+// An interleaved Q5_K block's quants (0..31) in position order (q5k_quants.hpp), and back.
+void unpack_quants(const BlockQ5KInterleaved& block, std::uint8_t (&q)[kBlockSize]) noexcept {
+  for (std::size_t at = 0; at < kBlockSize; ++at) q[at] = detail::q5k_quant(block, at);
+}
+
+void pack_quants(const std::uint8_t (&q)[kBlockSize], BlockQ5KInterleaved& block) noexcept {
+  std::memset(block.qs + 128, 0, 32);
+  for (std::size_t c = 0; c < 4; ++c) {
+    for (std::size_t p = 0; p < 32; ++p) {
+      const std::uint8_t odd = q[64 * c + 32 + p];
+      block.qs[32 * c + p] = static_cast<std::uint8_t>(q[64 * c + p] | (odd >> 2) << 5);
+      block.qs[128 + p] = static_cast<std::uint8_t>(block.qs[128 + p] | (odd & 3) << (2 * c));
     }
   }
 }

@@ -19,13 +19,16 @@
 //   in 12), so a block takes 4 bytes more: Q4_K 148 bytes per 256 values (2.8% more), Q5_K 180
 //   (2.3%). Q6_K blocks keep their size (210 bytes) and their scales, with the 6-bit quants packed
 //   three vectors to four (below): a half of 128 unpacks in 11 vector operations where ggml's ql/qh
-//   take 17.
+//   take 17. Q5_K's 5-bit quants are packed five vectors to eight (below): two vectors unpack in 6
+//   operations where nibbles and a bit plane took 10.
 //
 // An interleaved block stores the quant at position interleaved_position(v) where the plain block
-// stores value v's: for Q4_K and Q5_K, quant byte 32c + p holds, in its low and high nibble, byte p
-// of vectors 2c and 2c + 1, and qh[p] bit k the fifth bit of byte p of vector k. For Q6_K, each
-// half h of 128 positions is the 96 bytes qs[96h ..]: byte 32k + p (k = 0, 1, 2) holds byte p of
-// vector 4h + k in bits 0..5 and bits 4 - 2k .. 5 - 2k of byte p of vector 4h + 3 in bits 6..7.
+// stores value v's: for Q4_K, quant byte 32c + p holds, in its low and high nibble, byte p of
+// vectors 2c and 2c + 1. For Q5_K, byte 32c + p (c < 4) holds byte p of vector 2c in bits 0..4 and
+// bits 2..4 of byte p of vector 2c + 1 in bits 5..7, and byte 128 + p bits 0..1 of byte p of vector
+// 2c + 1 in its bits 2c..2c + 1. For Q6_K, each half h of 128 positions is the 96 bytes
+// qs[96h ..]: byte 32k + p (k = 0, 1, 2) holds byte p of vector 4h + k in bits 0..5 and bits
+// 4 - 2k .. 5 - 2k of byte p of vector 4h + 3 in bits 6..7.
 //
 // GroupedBlocks: Q8_0 blocks 16 to a group (BlockQ80Group), the 16 d's first and then the 16
 // blocks' quants in order, 544 bytes as 16 plain blocks take. A plain block is 34 bytes, so half of
@@ -68,8 +71,7 @@ struct BlockQ5KInterleaved {
   fp16_t dmin;
   std::uint8_t scales[8];
   std::uint8_t mins[8];
-  std::uint8_t qh[32];
-  std::uint8_t qs[kBlockSize / 2];
+  std::uint8_t qs[kBlockSize * 5 / 8];  // five vectors of 32 bytes, as described above
 };
 // BlockQ6K's scales and d; the quants permuted and packed as described above.
 struct BlockQ6KInterleaved {
@@ -101,8 +103,7 @@ static_assert(sizeof(BlockQ6KInterleaved) == sizeof(BlockQ6K));
 static_assert(sizeof(BlockQ8KInterleaved) == 320 && offsetof(BlockQ8KInterleaved, bsums) == 256);
 static_assert(sizeof(BlockQ80Group) == BlockQ80Group::kBlocks * sizeof(BlockQ80) && offsetof(BlockQ80Group, qs) == 32);
 static_assert(sizeof(BlockQ4KInterleaved) == 148 && offsetof(BlockQ4KInterleaved, qs) == 20);
-static_assert(sizeof(BlockQ5KInterleaved) == 180 && offsetof(BlockQ5KInterleaved, qh) == 20 &&
-              offsetof(BlockQ5KInterleaved, qs) == 52);
+static_assert(sizeof(BlockQ5KInterleaved) == 180 && offsetof(BlockQ5KInterleaved, qs) == 20);
 
 // The position in an interleaved block (and in an interleaved Q8_K block) of value v (0..255) of
 // the plain block; the permutation is its own inverse.

@@ -23,10 +23,9 @@
 namespace brick::quant::kernels {
 namespace {
 
-// Q5_K's quants have a fifth bit in qh; Q4_K's are the nibbles alone.
+// Plain Q5_K's quants have a fifth bit in qh; Q4_K's are the nibbles alone.
 template <class Block>
-inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K> || std::is_same_v<Block, BlockQ5KInterleaved>;
-
+inline constexpr bool kFifthBit = std::is_same_v<Block, BlockQ5K>;
 
 // The 8 scales (low 64 bits) and 8 mins (high 64 bits) of a block, one byte each. The 12 packed bytes
 // hold the low 6 bits of scales 0-3 and mins 0-3 in bytes 0-7; scales and mins 4-7 keep their low
@@ -42,12 +41,9 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
   return _mm_or_si128(low, _mm_and_si128(high, _mm_set_epi32(0x30303030, 0, 0x30303030, 0)));
 }
 
-// visit(c, q_lo, q_hi) for the four chunks c of the block (32 bytes of qs each), in address order:
-// the quants unsigned, q_lo values 64c..64c+31 (the low nibbles), q_hi values 64c+32..64c+63 (the
-// high nibbles), each with its fifth bit from qh for Q5_K. In the interleaved layout q_lo and q_hi
-// are its vectors 2c and 2c + 1.
+// for_each_chunk() of the blocks that keep their quants as nibbles (and Q5_K's fifth bits in qh).
 template <class Block, class Visit>
-inline void for_each_chunk(const Block& w, Visit visit) {
+inline void for_each_nibble_chunk(const Block& w, Visit visit) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   __m256i high = _mm256_setzero_si256();
   if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
@@ -62,6 +58,27 @@ inline void for_each_chunk(const Block& w, Visit visit) {
       high = _mm256_srli_epi16(high, 2);
     }
     visit(c, q_lo, q_hi);
+  }
+}
+
+// visit(c, q_lo, q_hi) for the four chunks c of the block (32 bytes of qs each), in address order:
+// the quants unsigned, q_lo values 64c..64c+31 (the low nibbles), q_hi values 64c+32..64c+63 (the
+// high nibbles), each with its fifth bit from qh for Q5_K. In the interleaved layout q_lo and q_hi
+// are its vectors 2c and 2c + 1; interleaved Q5_K keeps them in the low five and top three bits of
+// qs[32c ..] and bits 2c..2c + 1 of qs[128 ..] (brick/quant/weight_layout.hpp): 6 operations.
+template <class Block, class Visit>
+inline void for_each_chunk(const Block& w, Visit visit) {
+  if constexpr (std::is_same_v<Block, BlockQ5KInterleaved>) {
+    const __m256i low_bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 128));
+    for (int c = 0; c < 4; ++c) {
+      const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+      const __m256i q_lo = _mm256_and_si256(packed, _mm256_set1_epi8(0x1F));
+      const __m256i top = _mm256_and_si256(_mm256_srli_epi16(packed, 3), _mm256_set1_epi8(0x1C));
+      const __m256i low = _mm256_and_si256(_mm256_srli_epi16(low_bits, 2 * c), _mm256_set1_epi8(0x03));
+      visit(c, q_lo, _mm256_or_si256(top, low));
+    }
+  } else {
+    for_each_nibble_chunk(w, visit);
   }
 }
 

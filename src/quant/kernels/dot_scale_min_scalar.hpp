@@ -10,19 +10,24 @@
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/weight_layout.hpp"
 #include "quant/kquant_scale_min.hpp"
+#include "quant/q5k_quants.hpp"
 
 namespace brick::quant::kernels {
 
-// The unsigned quant at position `at` (0..255) of a block. Both layouts store position `at` in the
-// low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32], with Q5_K's fifth bit in bit
-// at / 32 of qh[at % 32]; the plain layout's position of value v is v, the interleaved layout's
-// interleaved_position(v).
+// The unsigned quant at position `at` (0..255) of a block; the plain layout's position of value v
+// is v, the interleaved layout's interleaved_position(v). Both Q4_K layouts and plain Q5_K store
+// position `at` in the low (at % 64 < 32) or high nibble of qs[32 * (at / 64) + at % 32], with
+// Q5_K's fifth bit in bit at / 32 of qh[at % 32]; interleaved Q5_K as q5k_quants.hpp says.
 template <class Block>
 std::int32_t quant_at(const Block& block, std::size_t at) noexcept {
   const std::uint8_t packed = block.qs[32 * (at / 64) + at % 32];
   std::int32_t quant = at % 64 < 32 ? (packed & 0xF) : (packed >> 4);
   if constexpr (requires { block.qh; }) quant |= ((block.qh[at % 32] >> (at / 32)) & 1) << 4;
   return quant;
+}
+
+inline std::int32_t quant_at(const BlockQ5KInterleaved& block, std::size_t at) noexcept {
+  return detail::q5k_quant(block, at);
 }
 
 // Interleaved blocks come with interleaved activations (interleave_q8k).

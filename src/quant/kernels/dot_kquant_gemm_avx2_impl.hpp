@@ -43,7 +43,7 @@ inline constexpr bool kInterleavedBlock = std::is_same_v<Block, BlockQ4KInterlea
 
 // The activation blocks a weight block meets: Q8_K, interleaved for interleaved weights.
 template <class Block>
-using ActivationBlock = std::conditional_t<kInterleavedBlock<Block>, BlockQ8KInterleaved, BlockQ8K>;
+using Q8KBlockFor = std::conditional_t<kInterleavedBlock<Block>, BlockQ8KInterleaved, BlockQ8K>;
 
 // Q6_K's blocks, in either layout: 16 sub-blocks of 16 with int8 scales, no mins.
 template <class Block>
@@ -74,12 +74,12 @@ constexpr std::size_t activation_dword(std::size_t k) {
 }
 
 template <class Block>
-inline void rearrange_tokens_avx2(const ActivationBlock<Block>* x, std::size_t n, std::size_t blocks,
+inline void rearrange_tokens_avx2(const Q8KBlockFor<Block>* x, std::size_t n, std::size_t blocks,
                                   Avx2TokenBlock* tile) {
   const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i offsets =
       _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                         _mm256_set1_epi32(static_cast<int>(blocks * sizeof(ActivationBlock<Block>))));
+                         _mm256_set1_epi32(static_cast<int>(blocks * sizeof(Q8KBlockFor<Block>))));
   const __m256i zero = _mm256_setzero_si256();
   for (std::size_t b = 0; b < blocks; ++b) {
     const auto* first = reinterpret_cast<const int*>(&x[b]);
@@ -89,10 +89,10 @@ inline void rearrange_tokens_avx2(const ActivationBlock<Block>* x, std::size_t n
     };
     Avx2TokenBlock& out = tile[b];
     for (std::size_t k = 0; k < 64; ++k)
-      out.qx[k] = gather(offsetof(ActivationBlock<Block>, qs) + 4 * activation_dword<Block>(k));
+      out.qx[k] = gather(offsetof(Q8KBlockFor<Block>, qs) + 4 * activation_dword<Block>(k));
     __m256i bsum_pairs[8];  // dword p, lane t: token t's bsums 2p and 2p + 1
     for (int p = 0; p < 8; ++p)
-      bsum_pairs[p] = gather(offsetof(ActivationBlock<Block>, bsums) + 4 * static_cast<std::size_t>(p));
+      bsum_pairs[p] = gather(offsetof(Q8KBlockFor<Block>, bsums) + 4 * static_cast<std::size_t>(p));
     if constexpr (kSumPairs<Block> == 8) {
       for (int p = 0; p < 8; ++p) out.sum_pairs[p] = bsum_pairs[p];
     } else {
@@ -103,7 +103,7 @@ inline void rearrange_tokens_avx2(const ActivationBlock<Block>* x, std::size_t n
         out.sum_pairs[p] = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
       }
     }
-    out.d = _mm256_castsi256_ps(gather(offsetof(ActivationBlock<Block>, d)));
+    out.d = _mm256_castsi256_ps(gather(offsetof(Q8KBlockFor<Block>, d)));
   }
 }
 
@@ -368,7 +368,7 @@ inline constexpr std::size_t kAvx2UnpackedChunkBytes = 256 * 1024;
 // chunks of rows, unpacked once by Unpack(block, Avx2LaneWeights&), each against every tile,
 // kAvx2LaneRows rows at a time, the next chunk prefetched meanwhile.
 template <class Block, class Unpack>
-inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const ActivationBlock<Block>* x,
+inline void dot_tokens_in_lanes_avx2(const Block* w, std::size_t rows, const Q8KBlockFor<Block>* x,
                                      std::size_t tokens, std::size_t blocks, float* out, std::size_t out_stride,
                                      Unpack unpack) {
   thread_local std::vector<Avx2TokenBlock> tiles;

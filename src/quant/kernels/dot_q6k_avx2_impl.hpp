@@ -100,7 +100,7 @@ inline __m128i lane_sums(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
 }
 
 template <class Block>
-inline float scale(const Block& w, const ActivationBlock<Block>& x) {
+inline float scale(const Block& w, const Q8KBlockFor<Block>& x) {
   return _cvtsh_ss(w.d) * x.d;
 }
 
@@ -135,7 +135,7 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
 }
 
 template <class Block>
-inline float dot_q6k_row(const Block* w, const ActivationBlock<Block>* x, std::size_t blocks) {
+inline float dot_q6k_row(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
@@ -166,7 +166,7 @@ inline float dot_q6k_row(const Block* w, const ActivationBlock<Block>* x, std::s
 }
 
 template <class Block>
-inline void gemm_q6k(const Block* w, std::size_t rows, const ActivationBlock<Block>* x, std::size_t tokens,
+inline void gemm_q6k(const Block* w, std::size_t rows, const Q8KBlockFor<Block>* x, std::size_t tokens,
                      std::size_t blocks, float* out, std::size_t out_stride) {
   dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
                            [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });

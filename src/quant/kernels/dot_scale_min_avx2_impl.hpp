@@ -194,7 +194,7 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
 }
 
 template <class Block>
-inline void gemm_scale_min_q8k(const Block* w, std::size_t rows, const ActivationBlock<Block>* x, std::size_t tokens,
+inline void gemm_scale_min_q8k(const Block* w, std::size_t rows, const Q8KBlockFor<Block>* x, std::size_t tokens,
                                std::size_t blocks, float* out, std::size_t out_stride) {
   dot_tokens_in_lanes_avx2(w, rows, x, tokens, blocks, out, out_stride,
                                  [](const Block& block, Avx2LaneWeights& weights) { unpack_lane_weights(block, weights); });
@@ -213,7 +213,7 @@ inline __m256i lane_sums(const BlockSums (&s)[4]) {
 // [d * x.d of blocks 0-3 | -(dmin * x.d) of blocks 0-3] for four whole blocks, built in registers
 // (the same float products as one block at a time).
 template <class Block>
-inline __m256 four_block_scales(const Block* w, const ActivationBlock<Block>* x) {
+inline __m256 four_block_scales(const Block* w, const Q8KBlockFor<Block>* x) {
   const __m128 dx = _mm_setr_ps(x[0].d, x[1].d, x[2].d, x[3].d);
   const __m128 d = fp16_words_as_floats(w[0].d, w[1].d, w[2].d, w[3].d);
   const __m128 dmin = fp16_words_as_floats(w[0].dmin, w[1].dmin, w[2].dmin, w[3].dmin);
@@ -225,7 +225,7 @@ inline __m256 four_block_scales(const Block* w, const ActivationBlock<Block>* x)
 // (no loop over the group, so that its sums and scales stay in registers), then the last blocks
 // one at a time from sums.one(b), their float scales as four_block_scales() computes them.
 template <class Block, class Sums>
-inline float dot_in_groups_of_four(const Block* w, const ActivationBlock<Block>* x, std::size_t blocks, Sums& sums) {
+inline float dot_in_groups_of_four(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks, Sums& sums) {
   __m256 acc = _mm256_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
@@ -292,7 +292,7 @@ struct InterleavedSums {
 // The row kernel, for plain blocks against Q8_K and interleaved blocks against interleaved Q8_K:
 // on the same values both give the same bits.
 template <class Block>
-inline float dot_scale_min_q8k(const Block* w, const ActivationBlock<Block>* x, std::size_t blocks) {
+inline float dot_scale_min_q8k(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
   if constexpr (kInterleavedBlock<Block>) {
     InterleavedSums<Block> sums{w, x};
     return dot_in_groups_of_four(w, x, blocks, sums);

@@ -168,7 +168,8 @@ struct FormatTesting<quant::detail::Q80Format> {
   using Weights = std::vector<quant::BlockQ80>;
   using Activations = std::vector<quant::BlockQ80>;
 
-  static std::vector<std::size_t> lengths() { return {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 128}; }
+  // 33, 70 and 128: one, two and four of the AVX2 GEMM's chunks of 32 blocks, and blocks past them.
+  static std::vector<std::size_t> lengths() { return {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 70, 128}; }
   static double tolerance(std::size_t blocks) { return float_sum_tolerance(blocks); }
 
   // Random quants (-128 included) with a finite scale of either sign.

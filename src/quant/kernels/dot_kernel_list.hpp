@@ -41,7 +41,7 @@
   X(BF16, bf16_bf16, Avx512, avx512, Lockstep, 1)         \
   X(BF16, bf16_bf16, Avx512Bf16, avx512bf16, Lockstep, 1) \
   X(Q80, q8_0_q8_0, Scalar, scalar, Row, 1)               \
-  X(Q80, q8_0_q8_0, Avx2, avx2, RowsGemm, 12)             \
+  X(Q80, q8_0_q8_0, Avx2, avx2, RowsGemm, 8)              \
   X(Q80, q8_0_q8_0, AvxVnni, avxvnni, Gemm, 4)            \
   X(Q80, q8_0_q8_0, Avx512, avx512, Lockstep, 1)          \
   X(Q80, q8_0_q8_0, Avx512Vnni, avx512vnni, Gemm, 5)      \

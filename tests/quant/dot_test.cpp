@@ -323,6 +323,63 @@ TEST(DotKernelTable, EachBackendRunsTheBestVariantTheCpuHas) {
   EXPECT_THROW(quant::dot_kernel_name(quant::TensorType::Q4_0, Backend::Scalar), InvalidArgument);
 }
 
+// The RowGemm files' rows and four-runs kernels walk as the CPU's vendor prefers, so the table
+// instances above run one walk per machine; both walks are checked here on every CPU, over the
+// scalar Q4_K row kernel.
+TEST(RowWalk, FollowsTheCpuVendor) {
+  using quant::detail::RowWalk;
+  EXPECT_EQ(quant::detail::row_walk_for("GenuineIntel"), RowWalk::FourRuns);
+  EXPECT_EQ(quant::detail::row_walk_for("AuthenticAMD"), RowWalk::OneAfterAnother);
+  EXPECT_EQ(quant::detail::row_walk_for(""), RowWalk::OneAfterAnother);
+  EXPECT_EQ(quant::detail::row_walk(), quant::detail::row_walk_for(cpu_features().vendor));
+}
+
+TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
+  using Format = quant::detail::Q4KFormat;
+  using Weight = Format::Weight;
+  constexpr auto kRow = &quant::kernels::dot_q4k_q8k_scalar;
+  const FormatTesting<Format> testing;
+  const std::size_t length = 2;
+  const auto x = testing.random_activations(length, 5);
+  for (const std::size_t rows : {1u, 3u, 4u, 5u, 8u, 9u, 13u, 18u}) {
+    const auto w = testing.random_weights(rows * length, rows);
+    std::vector<float> in_runs(rows + 1, kSentinel);
+    std::vector<float> in_order(rows + 1, kSentinel);
+    quant::detail::each_row_in_runs<Format, kRow>(w.data(), rows, x.data(), length, in_runs.data());
+    quant::detail::each_row<Format, kRow>(w.data(), rows, x.data(), length, in_order.data());
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float single = kRow(w.data() + r * length, x.data(), length);
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(in_runs[r]), std::bit_cast<std::uint32_t>(single)) << rows << " " << r;
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(in_order[r]), std::bit_cast<std::uint32_t>(single)) << rows << " " << r;
+    }
+    EXPECT_EQ(in_runs[rows], kSentinel);
+    EXPECT_EQ(in_order[rows], kSentinel);
+  }
+  for (const std::size_t count : {0u, 1u, 3u}) {
+    const auto w = testing.random_weights(4 * std::max<std::size_t>(count, 1) * length, 40 + count);
+    const std::size_t run_blocks = std::max<std::size_t>(count, 1) * length;
+    const Weight* const starts[4] = {w.data() + 2 * run_blocks, w.data(), w.data() + 3 * run_blocks,
+                                     w.data() + run_blocks};
+    std::vector<float> side_by_side(4 * (count + 1), kSentinel);
+    std::vector<float> in_turn(4 * (count + 1), kSentinel);
+    const std::size_t slot = count + 1;  // a run's outputs and a sentinel, the runs' slots out of order
+    float* const side_by_side_outs[4] = {&side_by_side[3 * slot], &side_by_side[0], &side_by_side[2 * slot],
+                                         &side_by_side[slot]};
+    float* const in_turn_outs[4] = {&in_turn[3 * slot], &in_turn[0], &in_turn[2 * slot], &in_turn[slot]};
+    quant::detail::each_row_four_runs<Format, kRow>(starts, count, x.data(), length, side_by_side_outs);
+    quant::detail::each_run_in_turn<Format, kRow>(starts, count, x.data(), length, in_turn_outs);
+    for (std::size_t r = 0; r < 4; ++r) {
+      for (std::size_t i = 0; i < count; ++i) {
+        const float single = kRow(starts[r] + i * length, x.data(), length);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(side_by_side_outs[r][i]), std::bit_cast<std::uint32_t>(single));
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(in_turn_outs[r][i]), std::bit_cast<std::uint32_t>(single));
+      }
+      EXPECT_EQ(side_by_side_outs[r][count], kSentinel);
+      EXPECT_EQ(in_turn_outs[r][count], kSentinel);
+    }
+  }
+}
+
 TEST(DotKernelTable, InstructionSetsNeedTheirFeatures) {
   using quant::detail::is_supported;
   const CpuFeatures none;

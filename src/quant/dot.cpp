@@ -42,15 +42,6 @@ std::string_view name(Isa isa) noexcept {
   return "unknown";
 }
 
-RowWalk row_walk_for(std::string_view vendor) noexcept {
-  return vendor == "GenuineIntel" ? RowWalk::FourRuns : RowWalk::OneAfterAnother;
-}
-
-RowWalk row_walk() noexcept {
-  static const RowWalk walk = row_walk_for(cpu_features().vendor);
-  return walk;
-}
-
 Backend backend_of(Isa isa) noexcept {
   switch (isa) {
     case Isa::Scalar: return Backend::Scalar;

@@ -15,6 +15,7 @@
 #include "brick/core/cpu_features.hpp"
 #include "quant/kernels/dot_kernel_list.hpp"
 #include "quant/lockstep.hpp"
+#include "quant/row_walk.hpp"
 
 namespace brick::quant::detail {
 
@@ -56,21 +57,6 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
   for (std::size_t r = 0; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
 }
 
-// How the rows and four-runs kernels built from a single-row kernel (the RowGemm files: the AVX2
-// and AVX-VNNI k-quants) walk their rows from DRAM. FourRuns takes a row from each of four runs
-// (lockstep.hpp) in turn, four DRAM streams where one row after another is one: on an Intel Xeon
-// the 14336x4096 mat-vecs took 0.84-0.95x the time of one row after another, but on AMD Zen 3 one
-// row after another was as fast or up to 1.2x as fast and on Zen 5 1.15-1.6x, the fused QKV and gate-up ops
-// 1.07-1.3x (bench/RESULTS.md). So the walk follows the CPU's vendor. (The AVX2 F16 and BF16
-// mat-vecs, Row files, took 1.13-1.29x the time in four runs on the Xeon and walk one row after
-// another everywhere.) Each row's result is the row kernel's in either walk.
-enum class RowWalk : unsigned char { OneAfterAnother, FourRuns };
-
-// FourRuns for "GenuineIntel", OneAfterAnother for every other CPUID vendor.
-RowWalk row_walk_for(std::string_view vendor) noexcept;
-// This CPU's walk (cpu_features().vendor), decided once per process.
-RowWalk row_walk() noexcept;
-
 // A matrix's rows as four runs, a row from each in turn, then the rows past them one at a time.
 template <class Format, auto kRow>
 void each_row_in_runs(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
@@ -91,14 +77,7 @@ void each_row_four_runs(const typename Format::Weight* const (&starts)[4], std::
   }
 }
 
-// The same four runs one after another, each row after row.
-template <class Format, auto kRow>
-void each_run_in_turn(const typename Format::Weight* const (&starts)[4], std::size_t count,
-                      const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
-  for (std::size_t r = 0; r < 4; ++r) each_row<Format, kRow>(starts[r], count, x, blocks, out[r]);
-}
-
-// The rows and four-runs kernels of a RowGemm file: this CPU's walk (row_walk()).
+// The rows kernel of a RowGemm file: row_walk()'s walk.
 template <class Format, auto kRow>
 void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
                   std::size_t blocks, float* out) noexcept {
@@ -106,16 +85,6 @@ void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const type
     each_row_in_runs<Format, kRow>(w, rows, x, blocks, out);
   } else {
     each_row<Format, kRow>(w, rows, x, blocks, out);
-  }
-}
-
-template <class Format, auto kRow>
-void four_runs_by_walk(const typename Format::Weight* const (&starts)[4], std::size_t count,
-                       const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
-  if (row_walk() == RowWalk::FourRuns) {
-    each_row_four_runs<Format, kRow>(starts, count, x, blocks, out);
-  } else {
-    each_run_in_turn<Format, kRow>(starts, count, x, blocks, out);
   }
 }
 
@@ -181,12 +150,12 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
         &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa,      \
         batch                                                                                               \
   }
-#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                      \
-  DotKernel<F##Format> {                                                                     \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                             \
-        &rows_by_walk<F##Format, &kernels::dot_##stem##_##isa>,                              \
-        &four_runs_by_walk<F##Format, &kernels::dot_##stem##_##isa>, "gemm_" #stem "_" #isa, \
-        &kernels::gemm_##stem##_##isa, batch                                                 \
+#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                       \
+  DotKernel<F##Format> {                                                                      \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                              \
+        &rows_by_walk<F##Format, &kernels::dot_##stem##_##isa>,                               \
+        &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>, "gemm_" #stem "_" #isa, \
+        &kernels::gemm_##stem##_##isa, batch                                                  \
   }
 #define BRICK_DOT_ENTRY_RowsGemm(F, stem, I, isa, batch)                                                    \
   DotKernel<F##Format> {                                                                                    \

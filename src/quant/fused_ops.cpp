@@ -11,12 +11,60 @@
 #include "brick/core/kernel_recorder.hpp"
 #include "quant/lockstep.hpp"
 #include "quant/matvec_rows.hpp"
+#include "quant/row_walk.hpp"
 
 namespace brick::quant {
 namespace {
 
 // ggml's silu: x / (1 + e^-x), in float.
 inline float silu(float x) noexcept { return x / (1.0f + std::exp(-x)); }
+
+// out[r] = silu(gate row r . x) * (up row r . x) for the rows of `range`, in tiles of gate rows then
+// up rows, each a rows kernel call: one DRAM stream at a time (row_walk.hpp). The gate products go
+// straight to `out`, the up ones to a 4 KiB buffer.
+void gate_up_in_tiles(const detail::RowSource& gate, const detail::RowSource& up, const detail::Activations& xq,
+                      Range range, std::span<float> out) {
+  constexpr std::size_t kTileRows = 1024;
+  thread_local std::vector<float> up_values;
+  up_values.resize(std::min(kTileRows, range.size()));
+  for (std::size_t row = range.begin; row < range.end; row += kTileRows) {
+    const std::size_t count = std::min(kTileRows, range.end - row);
+    detail::dot_source_rows(gate, row, count, xq, out.data() + row);
+    detail::dot_source_rows(up, row, count, xq, up_values.data());
+    for (std::size_t i = 0; i < count; ++i) out[row + i] = silu(out[row + i]) * up_values[i];
+  }
+}
+
+// The same with the gate and up rows i and i + half of the range in lockstep: four DRAM streams,
+// each activation block loaded once for the four. A chunk of rows per kernel call (the kernel's
+// set-up and the call cost as much as a few rows when paid per row); the dot products of a chunk
+// wait in a small buffer on the stack, and only the activated products reach `out`. half is odd
+// (see lockstep.hpp); the rows past 2 * half go on their own.
+void gate_up_in_four_runs(const detail::RowSource& gate, const detail::RowSource& up, const detail::Activations& xq,
+                          Range range, std::span<float> out) {
+  constexpr std::size_t kChunk = 32;
+  const std::size_t half = detail::lockstep_run(range.size(), 2);
+  const detail::RowSource* const sources[4] = {&gate, &gate, &up, &up};
+  for (std::size_t done = 0; done < half; done += kChunk) {
+    const std::size_t row = range.begin + done;
+    const std::size_t count = std::min(kChunk, half - done);
+    float gate_values[2][kChunk];
+    float up_values[2][kChunk];
+    detail::dot_four_source_runs(sources, {row, row + half, row, row + half}, count, xq,
+                                 {gate_values[0], gate_values[1], up_values[0], up_values[1]});
+    for (std::size_t i = 0; i < count; ++i) {
+      out[row + i] = silu(gate_values[0][i]) * up_values[0][i];
+      out[row + half + i] = silu(gate_values[1][i]) * up_values[1][i];
+    }
+  }
+  for (std::size_t row = range.begin + 2 * half; row < range.end; ++row) {
+    float gate_value;
+    float up_value;
+    detail::dot_source_rows(gate, row, 1, xq, &gate_value);
+    detail::dot_source_rows(up, row, 1, xq, &up_value);
+    out[row] = silu(gate_value) * up_value;
+  }
+}
 
 }  // namespace
 
@@ -139,32 +187,10 @@ void FusedGateUpOp::run_token(std::span<const float> x_row, std::span<float> out
   KernelScope scope(detail::pass_name(sources), backend);
   scope.set_work(out.size(), 4.0 * static_cast<double>(out.size() * hidden()), detail::pass_bytes(sources, hidden()));
   pool_->parallel_for(out.size(), [&](Range range, std::size_t) {
-    // The gate and up rows i and i + half of the range in lockstep: four DRAM streams, each
-    // activation block loaded once for the four. A chunk of rows per kernel call (the kernel's set-up
-    // and the call cost as much as a few rows when paid per row); the dot products of a chunk wait
-    // in a small buffer on the stack, and only the activated products reach `out`. half is odd
-    // (see lockstep.hpp); the rows past 2 * half go on their own.
-    constexpr std::size_t kChunk = 32;
-    const std::size_t half = detail::lockstep_run(range.size(), 2);
-    const detail::RowSource* const sources[4] = {&gate, &gate, &up, &up};
-    for (std::size_t done = 0; done < half; done += kChunk) {
-      const std::size_t row = range.begin + done;
-      const std::size_t count = std::min(kChunk, half - done);
-      float gate_values[2][kChunk];
-      float up_values[2][kChunk];
-      detail::dot_four_source_runs(sources, {row, row + half, row, row + half}, count, xq,
-                                   {gate_values[0], gate_values[1], up_values[0], up_values[1]});
-      for (std::size_t i = 0; i < count; ++i) {
-        out[row + i] = silu(gate_values[0][i]) * up_values[0][i];
-        out[row + half + i] = silu(gate_values[1][i]) * up_values[1][i];
-      }
-    }
-    for (std::size_t row = range.begin + 2 * half; row < range.end; ++row) {
-      float gate_value;
-      float up_value;
-      detail::dot_source_rows(gate, row, 1, xq, &gate_value);
-      detail::dot_source_rows(up, row, 1, xq, &up_value);
-      out[row] = silu(gate_value) * up_value;
+    if (detail::row_walk() == detail::RowWalk::OneAfterAnother) {
+      gate_up_in_tiles(gate, up, xq, range, out);
+    } else {
+      gate_up_in_four_runs(gate, up, xq, range, out);
     }
   });
 }

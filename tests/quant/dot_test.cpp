@@ -19,6 +19,7 @@
 #include "brick/quant/matvec.hpp"
 #include "quant/dot_formats_testing.hpp"
 #include "quant/dot_kernel_table.hpp"
+#include "quant/row_walk.hpp"
 #include "support/ggml_golden.hpp"
 #include "support/random_data.hpp"
 
@@ -323,20 +324,31 @@ TEST(DotKernelTable, EachBackendRunsTheBestVariantTheCpuHas) {
   EXPECT_THROW(quant::dot_kernel_name(quant::TensorType::Q4_0, Backend::Scalar), InvalidArgument);
 }
 
-// The RowGemm files' rows and four-runs kernels walk as the CPU's vendor prefers, so the table
-// instances above run one walk per machine; both walks are checked here on every CPU, over the
-// scalar Q4_K row kernel.
-TEST(RowWalk, FollowsTheCpuVendor) {
+// The RowGemm files' rows kernels walk as the CPU's vendor prefers (quant/row_walk.hpp), so the
+// table instances above run one walk per machine unless pinned; both walks are checked here on
+// every CPU, over the scalar Q4_K row kernel and through the table's AVX2 Q4_K line.
+TEST(RowWalk, FollowsTheCpuVendorUnlessPinned) {
   using quant::detail::RowWalk;
+  using quant::detail::RowWalkPin;
   EXPECT_EQ(quant::detail::row_walk_for("GenuineIntel"), RowWalk::FourRuns);
   EXPECT_EQ(quant::detail::row_walk_for("AuthenticAMD"), RowWalk::OneAfterAnother);
   EXPECT_EQ(quant::detail::row_walk_for(""), RowWalk::OneAfterAnother);
-  EXPECT_EQ(quant::detail::row_walk(), quant::detail::row_walk_for(cpu_features().vendor));
+  const RowWalk cpu = quant::detail::row_walk_for(cpu_features().vendor);
+  EXPECT_EQ(quant::detail::row_walk(), cpu);
+  {
+    const RowWalkPin pin(RowWalk::FourRuns);
+    EXPECT_EQ(quant::detail::row_walk(), RowWalk::FourRuns);
+    {
+      const RowWalkPin inner(RowWalk::OneAfterAnother);
+      EXPECT_EQ(quant::detail::row_walk(), RowWalk::OneAfterAnother);
+    }
+    EXPECT_EQ(quant::detail::row_walk(), RowWalk::FourRuns);
+  }
+  EXPECT_EQ(quant::detail::row_walk(), cpu);
 }
 
 TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
   using Format = quant::detail::Q4KFormat;
-  using Weight = Format::Weight;
   constexpr auto kRow = &quant::kernels::dot_q4k_q8k_scalar;
   const FormatTesting<Format> testing;
   const std::size_t length = 2;
@@ -355,27 +367,25 @@ TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
     EXPECT_EQ(in_runs[rows], kSentinel);
     EXPECT_EQ(in_order[rows], kSentinel);
   }
-  for (const std::size_t count : {0u, 1u, 3u}) {
-    const auto w = testing.random_weights(4 * std::max<std::size_t>(count, 1) * length, 40 + count);
-    const std::size_t run_blocks = std::max<std::size_t>(count, 1) * length;
-    const Weight* const starts[4] = {w.data() + 2 * run_blocks, w.data(), w.data() + 3 * run_blocks,
-                                     w.data() + run_blocks};
-    std::vector<float> side_by_side(4 * (count + 1), kSentinel);
-    std::vector<float> in_turn(4 * (count + 1), kSentinel);
-    const std::size_t slot = count + 1;  // a run's outputs and a sentinel, the runs' slots out of order
-    float* const side_by_side_outs[4] = {&side_by_side[3 * slot], &side_by_side[0], &side_by_side[2 * slot],
-                                         &side_by_side[slot]};
-    float* const in_turn_outs[4] = {&in_turn[3 * slot], &in_turn[0], &in_turn[2 * slot], &in_turn[slot]};
-    quant::detail::each_row_four_runs<Format, kRow>(starts, count, x.data(), length, side_by_side_outs);
-    quant::detail::each_run_in_turn<Format, kRow>(starts, count, x.data(), length, in_turn_outs);
-    for (std::size_t r = 0; r < 4; ++r) {
-      for (std::size_t i = 0; i < count; ++i) {
-        const float single = kRow(starts[r] + i * length, x.data(), length);
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(side_by_side_outs[r][i]), std::bit_cast<std::uint32_t>(single));
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(in_turn_outs[r][i]), std::bit_cast<std::uint32_t>(single));
-      }
-      EXPECT_EQ(side_by_side_outs[r][count], kSentinel);
-      EXPECT_EQ(in_turn_outs[r][count], kSentinel);
+}
+
+TEST(RowWalk, PinnedWalksRunThroughTheTable) {
+  if (!quant::detail::is_supported(Isa::Avx2)) GTEST_SKIP() << "dot_q4k_q8k_avx2 needs AVX2, which this CPU lacks";
+  using Format = quant::detail::Q4KFormat;
+  const auto& kernel = *find_kernel<Format>(Isa::Avx2);
+  const FormatTesting<Format> testing;
+  const std::size_t rows = 9;
+  const std::size_t length = 2;
+  const auto w = testing.random_weights(rows * length, 77);
+  const auto x = testing.random_activations(length, 78);
+  for (const auto walk : {quant::detail::RowWalk::FourRuns, quant::detail::RowWalk::OneAfterAnother}) {
+    const quant::detail::RowWalkPin pin(walk);
+    std::vector<float> out(rows);
+    kernel.rows(w.data(), rows, x.data(), length, out.data());
+    for (std::size_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(out[r]),
+                std::bit_cast<std::uint32_t>(kernel.row(w.data() + r * length, x.data(), length)))
+          << static_cast<int>(walk) << " row " << r;
     }
   }
 }

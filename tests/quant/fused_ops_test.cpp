@@ -3,9 +3,8 @@
 // shapes rejected.
 #include "brick/quant/fused_ops.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
@@ -13,6 +12,7 @@
 
 #include "brick/core/compute_brick.hpp"
 #include "brick/core/error.hpp"
+#include "quant/row_walk.hpp"
 #include "quant/weight_matrices.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
@@ -26,6 +26,7 @@ constexpr std::size_t kKvHeads = 8;
 constexpr std::size_t kHeadDim = 128;
 constexpr std::size_t kFfn = 14336;
 
+using detail::RowWalk;
 using test::OwnedMatrix;
 using test::weight_matrix;
 using Weights = OwnedMatrix;
@@ -128,28 +129,33 @@ TEST(FusedGateUpOp, EqualsSiluOfGateTimesUpAndGgml) {
   EXPECT_LT(worst_relative(out, ggml), 1e-5);
 }
 
-TEST(FusedGateUpOp, GateAndUpOfEveryTypeGiveTheSeparateMatvecsBitsAtEveryThreadCount) {
-  // Gate and up of one type run four rows in lockstep (rows i and i + half of each thread's range);
-  // odd row counts leave a last row on its own. Gate and up of two types go row by row.
+TEST(FusedGateUpOp, GateAndUpOfEveryTypeGiveTheSeparateMatvecsBitsAtEveryThreadCountInBothWalks) {
+  // In the four-runs walk gate and up of one type run four rows in lockstep (rows i and i + half of
+  // each thread's range), odd row counts leaving a last row on its own, and gate and up of two types
+  // go row by row; in the other, tiles of 1024 gate rows then up rows (1025 rows: two tiles).
   std::vector<std::pair<TensorType, TensorType>> pairs;
   for (const TensorType type : test::computable_types()) pairs.emplace_back(type, type);
   pairs.emplace_back(TensorType::Q4_K, TensorType::Q6_K);
   pairs.emplace_back(TensorType::Q8_0, TensorType::BF16);
   for (const auto& [gate_type, up_type] : pairs) {
-    for (const std::size_t rows : {std::size_t{37}, std::size_t{1024}}) {
+    for (const std::size_t rows : {std::size_t{37}, std::size_t{1025}}) {
       const Weights gate = weight_matrix(gate_type, rows, kHidden, 6);
       const Weights up = weight_matrix(up_type, rows, kHidden, 7);
       const std::vector<float> x = test::normal(kHidden, 13);
       for (const std::size_t threads : {1u, 2u, 3u}) {
         ThreadPool pool(threads);
         const FusedGateUpOp op(gate.view(), up.view(), pool);
-        std::vector<float> out(rows);
-        op.run(FusedGateUpOp::Input{x}, out, Backend::Auto);
         const std::vector<float> g = separate_matvec(gate, x, pool);
         const std::vector<float> u = separate_matvec(up, x, pool);
         std::vector<float> expected(rows);
         for (std::size_t i = 0; i < rows; ++i) expected[i] = silu(g[i]) * u[i];
-        EXPECT_EQ(out, expected) << name(gate_type) << "/" << name(up_type) << " rows=" << rows << " threads=" << threads;
+        for (const RowWalk walk : {RowWalk::FourRuns, RowWalk::OneAfterAnother}) {
+          const quant::detail::RowWalkPin pin(walk);
+          std::vector<float> out(rows);
+          op.run(FusedGateUpOp::Input{x}, out, Backend::Auto);
+          EXPECT_EQ(out, expected) << name(gate_type) << "/" << name(up_type) << " rows=" << rows
+                                   << " threads=" << threads << " walk " << static_cast<int>(walk);
+        }
       }
     }
   }

@@ -11,9 +11,9 @@
 //   Lockstep  also dot_<stem>_four_runs_<isa> (four runs of rows anywhere, walked side by side)
 //   Gemm      also gemm_<stem>_<isa> (rows x tokens, each weight block unpacked once for several
 //             tokens); without it the GEMM runs the rows kernel once per token on a cache tile of rows
-//   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>; the rows and four-runs kernels run the row
-//             kernel row after row or on a row of each of four runs in turn, as the CPU's vendor
-//             prefers (RowWalk in quant/dot_kernel_table.hpp)
+//   RowGemm   dot_<stem>_<isa> and gemm_<stem>_<isa>; the rows kernel runs the row kernel row
+//             after row or on a row of each of four runs in turn, as the CPU's vendor prefers
+//             (quant/row_walk.hpp), the four-runs kernel on a row of each run in turn
 //   RowsGemm  dot_<stem>_<isa>, dot_<stem>_rows_<isa> and gemm_<stem>_<isa>
 //   OpsF32    the ops room's f32 kernels ops::kernels::dot_f32_<isa> and matvec_f32_<isa>
 // `batch` is the smallest number of tokens the GEMM kernel computes faster than the rows kernel

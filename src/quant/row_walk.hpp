@@ -1,0 +1,40 @@
+#pragma once
+// How a mat-vec walks its rows from DRAM where the kernels leave it open: the rows and four-runs
+// kernels built from a single-row kernel (the RowGemm files of quant/kernels/dot_kernel_list.hpp:
+// the AVX2 and AVX-VNNI k-quants) and FusedGateUpOp's gate and up rows.
+//
+// FourRuns takes a row from each of four runs of rows (lockstep.hpp) in turn, four DRAM streams
+// where one row after another is one, and the gate-up op computes rows i and i + half of its gate
+// and up side by side. On an Intel Xeon the four runs ran the AVX2 k-quant 14336x4096 mat-vecs in
+// 0.84-0.95x the time of one row after another; on AMD Zen 3 one row after another was as fast or
+// up to 1.2x as fast, and on Zen 5 it ran them 1.15-1.6x as fast and the fused QKV 1.24-1.33x, the
+// gate-up op in tiles of gate rows then up rows 1.17x (interleaved AVX-VNNI; AVX-512 level)
+// (bench/RESULTS.md). So the walk follows the CPU's vendor. Each row's result is the row kernel's
+// in either walk.
+#include <string_view>
+
+namespace brick::quant::detail {
+
+enum class RowWalk : unsigned char { OneAfterAnother, FourRuns };
+
+// FourRuns for "GenuineIntel", OneAfterAnother for every other CPUID vendor.
+RowWalk row_walk_for(std::string_view vendor) noexcept;
+
+// This process's walk: this CPU's (cpu_features().vendor, decided once), or the one a RowWalkPin
+// holds.
+RowWalk row_walk() noexcept;
+
+// Pins row_walk() to one walk while it lives, so that tests cover both walks on any CPU. Not for
+// use while another thread computes.
+class RowWalkPin {
+ public:
+  explicit RowWalkPin(RowWalk walk) noexcept;
+  ~RowWalkPin();
+  RowWalkPin(const RowWalkPin&) = delete;
+  RowWalkPin& operator=(const RowWalkPin&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace brick::quant::detail

@@ -1,14 +1,15 @@
 #pragma once
-// How a mat-vec walks its rows from DRAM where the kernels leave it open: the rows and four-runs
-// kernels built from a single-row kernel (the RowGemm files of quant/kernels/dot_kernel_list.hpp:
-// the AVX2 and AVX-VNNI k-quants) and FusedGateUpOp's gate and up rows.
+// How a mat-vec walks its rows from DRAM where the kernels leave it open: the rows kernels built
+// from a single-row kernel (the RowGemm files of quant/kernels/dot_kernel_list.hpp: the AVX2 and
+// AVX-VNNI k-quants) and FusedGateUpOp's gate and up rows.
 //
 // FourRuns takes a row from each of four runs of rows (lockstep.hpp) in turn, four DRAM streams
-// where one row after another is one, and the gate-up op computes rows i and i + half of its gate
-// and up side by side. On an Intel Xeon the four runs ran the AVX2 k-quant 14336x4096 mat-vecs in
-// 0.84-0.95x the time of one row after another; on AMD Zen 3 one row after another was as fast or
-// up to 1.2x as fast, and on Zen 5 it ran them 1.15-1.6x as fast and the fused QKV 1.24-1.33x, the
-// gate-up op in tiles of gate rows then up rows 1.17x (interleaved AVX-VNNI; AVX-512 level)
+// where one row after another is one, and the gate-up op computes gate and up rows i and i + half
+// side by side; OneAfterAnother walks the rows in order and the gate-up op in tiles of gate rows
+// then up rows. On an Intel Xeon four runs ran the AVX2 k-quant 14336x4096 mat-vecs in 0.84-0.95x
+// the time of one row after another. On AMD Zen 3 one row after another was as fast or up to 1.2x
+// as fast, and on Zen 5 (AVX2) the mat-vecs took 0.75-0.87x the time at 1 thread and 0.49-0.72x at
+// 2, the fused QKV 0.74-0.84x and the gate-up op 0.81-0.86x, reading 90-95% of the read probe
 // (bench/RESULTS.md). So the walk follows the CPU's vendor. Each row's result is the row kernel's
 // in either walk.
 #include <string_view>

@@ -7,8 +7,8 @@
 // 1.12x (2 threads) faster (bench/RESULTS.md); the Q8_0 mat-vec from DRAM took 0.82x the time, Q6_K
 // 0.96x, while a lone 14336x4096 Q4_K or Q5_K mat-vec took 1.08x; rows already in L1 or L2 take
 // 2-10% longer. Into L1 the prefetch did less for Q6_K, whose misses then fill L1's line buffers.
-// On Zen 5, rows one after another (RowWalk), the interleaved Q4_K and Q6_K mat-vecs and the fused
-// QKV ran 1.11-1.14x as fast with it as without (AVX2), Q5_K as fast.
+// On Zen 5, rows one after another (quant/row_walk.hpp), the interleaved Q4_K and Q6_K mat-vecs
+// and the fused QKV ran 1.11-1.14x as fast with it as without (AVX2), Q5_K as fast.
 // The AVX-512 row loops walk four runs of rows side by side instead (dot_kquant_avx512_impl.hpp),
 // and the same prefetch there changed the model's decode by -3% to 0%.
 #include <algorithm>

@@ -1,7 +1,8 @@
 #pragma once
 // How a mat-vec walks its rows from DRAM where the kernels leave it open: the rows kernels built
 // from a single-row kernel (the RowGemm files of quant/kernels/dot_kernel_list.hpp: the AVX2 and
-// AVX-VNNI k-quants) and FusedGateUpOp's gate and up rows.
+// AVX-VNNI k-quants), the AVX-512 k-quant rows kernels (four runs in lockstep, or rows one after
+// another, dot_kquant_avx512_impl.hpp) and FusedGateUpOp's gate and up rows.
 //
 // FourRuns takes a row from each of four runs of rows (lockstep.hpp) in turn, four DRAM streams
 // where one row after another is one, and the gate-up op computes gate and up rows i and i + half

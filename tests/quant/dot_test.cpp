@@ -188,23 +188,26 @@ TEST_P(DotKernelTest, AgreesWithTheScalarKernel) {
   });
 }
 
-TEST_P(DotKernelTest, RowsKernelGivesTheRowKernelsBits) {
-  // Odd and even row counts around the lockstep width; the sentinel after the last output catches
-  // a write past the end.
+TEST_P(DotKernelTest, RowsKernelGivesTheRowKernelsBitsInBothWalks) {
+  // Odd and even row counts around the lockstep width, in each row walk (quant/row_walk.hpp); the
+  // sentinel after the last output catches a write past the end.
   run([](auto, const auto& kernel, auto testing) {
-    for (const std::size_t length : testing.lengths()) {
-      for (const std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
-        const auto w = testing.random_weights(rows * length, rows * 100 + length);
-        const auto x = testing.random_activations(length, length + 17);
-        std::vector<float> out(rows + 1, kSentinel);
-        kernel.rows(w.data(), rows, x.data(), length, out.data());
-        for (std::size_t r = 0; r < rows; ++r) {
-          const float single = kernel.row(w.data() + r * length, x.data(), length);
-          ASSERT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single))
-              << kernel.name << " rows " << rows << " length " << length << " row " << r << ": " << out[r]
-              << " vs " << single;
+    for (const auto walk : {quant::detail::RowWalk::FourRuns, quant::detail::RowWalk::OneAfterAnother}) {
+      const quant::detail::RowWalkPin pin(walk);
+      for (const std::size_t length : testing.lengths()) {
+        for (const std::size_t rows : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 18u}) {
+          const auto w = testing.random_weights(rows * length, rows * 100 + length);
+          const auto x = testing.random_activations(length, length + 17);
+          std::vector<float> out(rows + 1, kSentinel);
+          kernel.rows(w.data(), rows, x.data(), length, out.data());
+          for (std::size_t r = 0; r < rows; ++r) {
+            const float single = kernel.row(w.data() + r * length, x.data(), length);
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single))
+                << kernel.name << " walk " << static_cast<int>(walk) << " rows " << rows << " length " << length
+                << " row " << r << ": " << out[r] << " vs " << single;
+          }
+          ASSERT_EQ(out[rows], kSentinel) << kernel.name << " rows " << rows << " length " << length;
         }
-        ASSERT_EQ(out[rows], kSentinel) << kernel.name << " rows " << rows << " length " << length;
       }
     }
   });
@@ -324,9 +327,9 @@ TEST(DotKernelTable, EachBackendRunsTheBestVariantTheCpuHas) {
   EXPECT_THROW(quant::dot_kernel_name(quant::TensorType::Q4_0, Backend::Scalar), InvalidArgument);
 }
 
-// The RowGemm files' rows kernels walk as the CPU's vendor prefers (quant/row_walk.hpp), so the
-// table instances above run one walk per machine unless pinned; both walks are checked here on
-// every CPU, over the scalar Q4_K row kernel and through the table's AVX2 Q4_K line.
+// The rows kernels walk as the CPU's vendor prefers (quant/row_walk.hpp) unless a pin says
+// otherwise; the table instances above pin both walks, and the walks themselves are checked here
+// over the scalar Q4_K row kernel.
 TEST(RowWalk, FollowsTheCpuVendorUnlessPinned) {
   using quant::detail::RowWalk;
   using quant::detail::RowWalkPin;
@@ -366,27 +369,6 @@ TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
     }
     EXPECT_EQ(in_runs[rows], kSentinel);
     EXPECT_EQ(in_order[rows], kSentinel);
-  }
-}
-
-TEST(RowWalk, PinnedWalksRunThroughTheTable) {
-  if (!quant::detail::is_supported(Isa::Avx2)) GTEST_SKIP() << "dot_q4k_q8k_avx2 needs AVX2, which this CPU lacks";
-  using Format = quant::detail::Q4KFormat;
-  const auto& kernel = *find_kernel<Format>(Isa::Avx2);
-  const FormatTesting<Format> testing;
-  const std::size_t rows = 9;
-  const std::size_t length = 2;
-  const auto w = testing.random_weights(rows * length, 77);
-  const auto x = testing.random_activations(length, 78);
-  for (const auto walk : {quant::detail::RowWalk::FourRuns, quant::detail::RowWalk::OneAfterAnother}) {
-    const quant::detail::RowWalkPin pin(walk);
-    std::vector<float> out(rows);
-    kernel.rows(w.data(), rows, x.data(), length, out.data());
-    for (std::size_t r = 0; r < rows; ++r) {
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(out[r]),
-                std::bit_cast<std::uint32_t>(kernel.row(w.data() + r * length, x.data(), length)))
-          << static_cast<int>(walk) << " row " << r;
-    }
   }
 }
 

@@ -11,7 +11,9 @@
 
 #include "brick/quant/kquants.hpp"
 #include "core/simd_avx512.hpp"
+#include "quant/kernels/weight_prefetch.hpp"
 #include "quant/lockstep.hpp"
+#include "quant/row_walk.hpp"
 
 namespace brick::quant::kernels {
 namespace {
@@ -45,11 +47,16 @@ struct ActivationBlock {
 // lane of its position in the group, and acc + dot.tail(w, x) in lane 0 for each of the last one to
 // three. Whole groups let the four blocks' sums stay in registers, be reduced to per-block totals
 // together and have their scales gathered with vector loads.
-template <class Block, class Dot>
+// With kPrefetch the row prefetches its weights ahead (weight_prefetch.hpp), for rows walked one
+// after another.
+template <bool kPrefetch = false, class Block, class Dot>
 inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x, std::size_t blocks) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) acc = dot.group(w + b, x + b, acc);
+  for (; b + 4 <= blocks; b += 4) {
+    if constexpr (kPrefetch) prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
+    acc = dot.group(w + b, x + b, acc);
+  }
   for (; b < blocks; ++b) acc = _mm_add_ss(acc, _mm_set_ss(dot.tail(w[b], x[b])));
   return horizontal_sum(acc);
 }
@@ -124,8 +131,8 @@ template <class Block, class Dot>
   }
 }
 
-// The rows of a matrix lie end to end, so walking them in order is one sequential stream, which
-// keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
+// The rows of a matrix lie end to end, so walking them in order without software prefetch is one
+// sequential stream, which keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
 // into four runs of an odd number of rows (see lockstep.hpp) walked side by side, one stream each
 // (on the Zen 4 development machine four streams beat two and one, eight ran at half the speed of
 // four; adjacent rows in lockstep zigzag within what is still one stream and ran 2.5x slower); the
@@ -138,6 +145,20 @@ inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t row
   float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
   dot_four_runs(dot, starts, run, x, blocks, outs);
   for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
+}
+
+// The rows kernel: row_walk()'s walk (quant/row_walk.hpp). In lockstep (FourRuns), or one row after
+// another, each prefetching its weights 8 KiB ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model
+// 1.06-1.14x as fast at 1 thread and 1.13-1.18x at 2 (its rows of 2048 and 5632 values); the
+// 14336x4096 mat-vecs ran 1.04-1.13x as fast at 1 thread, Q6_K 0.95-0.96x (bench/RESULTS.md).
+template <class Block, class Dot>
+inline void dot_rows_by_walk(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
+                             float* out) {
+  if (detail::row_walk() == detail::RowWalk::FourRuns) {
+    dot_rows_in_lockstep(dot, w, rows, x, blocks, out);
+    return;
+  }
+  for (std::size_t r = 0; r < rows; ++r) out[r] = dot_one_row<true>(dot, w + r * blocks, x, blocks);
 }
 
 // The GEMM's micro-kernel: out[t * out_stride + r] = row r . x_t for `rows` rows of `blocks` blocks

@@ -11,7 +11,7 @@ float dot_q5k_q8k_avx512gfni(const BlockQ5K* w, const BlockQ8K* x, std::size_t b
 
 void dot_q5k_q8k_rows_avx512gfni(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                  float* out) noexcept {
-  dot_rows_in_lockstep(Q5KDot<Avx512Level::VnniGfni>{}, w, rows, x, blocks, out);
+  dot_rows_by_walk(Q5KDot<Avx512Level::VnniGfni>{}, w, rows, x, blocks, out);
 }
 
 void dot_q5k_q8k_four_runs_avx512gfni(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,

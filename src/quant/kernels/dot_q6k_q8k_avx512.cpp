@@ -10,7 +10,7 @@ float dot_q6k_q8k_avx512(const BlockQ6K* w, const BlockQ8K* x, std::size_t block
 
 void dot_q6k_q8k_rows_avx512(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                              float* out) noexcept {
-  dot_rows_in_lockstep(Q6KDot<Avx512Level::Bw>{}, w, rows, x, blocks, out);
+  dot_rows_by_walk(Q6KDot<Avx512Level::Bw>{}, w, rows, x, blocks, out);
 }
 
 void dot_q6k_q8k_four_runs_avx512(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,

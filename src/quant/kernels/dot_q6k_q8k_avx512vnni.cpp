@@ -11,7 +11,7 @@ float dot_q6k_q8k_avx512vnni(const BlockQ6K* w, const BlockQ8K* x, std::size_t b
 
 void dot_q6k_q8k_rows_avx512vnni(const BlockQ6K* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                                  float* out) noexcept {
-  dot_rows_in_lockstep(Q6KDot<Avx512Level::Vnni>{}, w, rows, x, blocks, out);
+  dot_rows_by_walk(Q6KDot<Avx512Level::Vnni>{}, w, rows, x, blocks, out);
 }
 
 void dot_q6k_q8k_four_runs_avx512vnni(const BlockQ6K* const (&starts)[4], std::size_t count, const BlockQ8K* x,

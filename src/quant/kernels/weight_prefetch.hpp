@@ -9,8 +9,9 @@
 // 2-10% longer. Into L1 the prefetch did less for Q6_K, whose misses then fill L1's line buffers.
 // On Zen 5, rows one after another (quant/row_walk.hpp), the interleaved Q4_K and Q6_K mat-vecs
 // and the fused QKV ran 1.11-1.14x as fast with it as without (AVX2), Q5_K as fast.
-// The AVX-512 row loops walk four runs of rows side by side instead (dot_kquant_avx512_impl.hpp),
-// and the same prefetch there changed the model's decode by -3% to 0%.
+// The AVX-512 k-quant rows kernels walk four runs of rows side by side on Intel
+// (dot_kquant_avx512_impl.hpp), where the same prefetch changed the model's decode by -3% to 0%,
+// and one row after another with it elsewhere (quant/row_walk.hpp).
 #include <algorithm>
 #include <cstddef>
 

@@ -132,8 +132,9 @@ template <class Block, class Dot>
 }
 
 // The rows of a matrix lie end to end, so walking them in order without software prefetch is one
-// sequential stream, which keeps too few cache misses in flight to draw the read bandwidth from DRAM. The rows are split
-// into four runs of an odd number of rows (see lockstep.hpp) walked side by side, one stream each
+// sequential stream, which keeps too few cache misses in flight to draw the read bandwidth from
+// DRAM. The rows are split into four runs of an odd number of rows (see lockstep.hpp) walked side
+// by side, one stream each
 // (on the Zen 4 development machine four streams beat two and one, eight ran at half the speed of
 // four; adjacent rows in lockstep zigzag within what is still one stream and ran 2.5x slower); the
 // rows past the four runs follow one at a time.
@@ -149,8 +150,8 @@ inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t row
 
 // The rows kernel: row_walk()'s walk (quant/row_walk.hpp). In lockstep (FourRuns), or one row after
 // another, each prefetching its weights 8 KiB ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model
-// 1.06-1.14x as fast at 1 thread and 1.13-1.18x at 2 (its rows of 2048 and 5632 values); the
-// 14336x4096 mat-vecs ran 1.04-1.13x as fast at 1 thread, Q6_K 0.95-0.96x (bench/RESULTS.md).
+// 1.06-1.14x as fast at 1 thread and 1.13-1.18x at 2 (its rows of 2048 and 5632 values), and the
+// 14336x4096 mat-vecs took 0.85-0.99x the time at 1 thread, mixed at 2 (bench/RESULTS.md).
 template <class Block, class Dot>
 inline void dot_rows_by_walk(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                              float* out) {

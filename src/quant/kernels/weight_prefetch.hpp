@@ -1,7 +1,7 @@
 #pragma once
-// How the AVX2 row dots prefetch their weights. In a mat-vec the rows lie one after another, so a
-// row loop that prefetches a fixed distance ahead of its loads also brings in the start of the next
-// row. The AVX2 k-quant dots are compute-bound at about half the read bandwidth, and the hardware
+// How the row dots prefetch their weights (the AVX2 ones, and the AVX-512 k-quant rows walked one
+// after another). In a mat-vec the rows lie one after another, so a row loop that prefetches a
+// fixed distance ahead of its loads also brings in the start of the next row; the hardware
 // prefetchers alone leave the lines a row loop waits on unrequested while it computes. On an Intel
 // Xeon, prefetching into L2 8 KiB ahead made a 1.8 GB Q4_K_M model decode 1.07x (1 thread) and
 // 1.12x (2 threads) faster (bench/RESULTS.md); the Q8_0 mat-vec from DRAM took 0.82x the time, Q6_K

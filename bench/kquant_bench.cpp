@@ -11,9 +11,12 @@
 //             ceiling for a batch-1 mat-vec
 //   matvec    14336x4096 of each type, DRAM-resident (copies in rotation), 1 and 2 threads, vs
 //             ggml_mul_mat computed as ggml_graph_compute_with_ctx does (threads created per call),
-//             and on a persistent ggml pool
+//             and on a persistent ggml pool; the k-quants also with each row walk pinned
+//             (_four_runs, _one_after_another; quant/row_walk.hpp), where the plain name runs this
+//             CPU's walk
 //   fused     QKV (4096, 32 heads, 8 KV heads; Q5_K_M's and Q4_K_M's types) and gate-up (4096 ->
-//             14336) vs one ggml graph of the separate mat-vecs on a persistent ggml pool
+//             14336) vs one ggml graph of the separate mat-vecs on a persistent ggml pool, also with
+//             each row walk pinned
 //   pool      per-call cost of the thread pool: an empty call and a 256x256 mat-vec at 2 threads, the
 //             mat-vec also while a third thread keeps a CPU busy (wall clock: a stall would show)
 //   convert   a 4096-value x into each activation format (what every mat-vec does first): each
@@ -26,8 +29,8 @@
 // from its file has.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
-#include <immintrin.h>
 #include <fmt/format.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,12 +38,16 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "benchmark_defaults.hpp"
 #include "brick/quant/fused_ops.hpp"
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/matvec.hpp"
@@ -49,10 +56,10 @@
 #include "quant/dot_formats_testing.hpp"
 #include "quant/dot_kernel_table.hpp"
 #include "quant/kquant_blocks.hpp"
+#include "quant/row_walk.hpp"
+#include "read_probe.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
-#include "benchmark_defaults.hpp"
-#include "read_probe.hpp"
 
 namespace {
 
@@ -278,6 +285,26 @@ constexpr std::string_view layout_suffix(WeightLayout layout) {
   return layout == WeightLayout::GroupedBlocks ? "_grouped" : "_interleaved";
 }
 
+// The row walks a benchmark can pin (quant/row_walk.hpp), with the suffix of their names; a name
+// without one runs this CPU's walk.
+using quant::detail::RowWalk;
+constexpr std::pair<RowWalk, std::string_view> kPinnedWalks[] = {{RowWalk::FourRuns, "_four_runs"},
+                                                                 {RowWalk::OneAfterAnother, "_one_after_another"}};
+// Whether a format's rows kernels follow the row walk: the k-quants' (plain and interleaved).
+template <class Format>
+constexpr bool kFollowsRowWalk = Format::kValues == kBlockSize;
+
+// Holds `walk` for this process while it lives, when there is one.
+class OptionalWalkPin {
+ public:
+  explicit OptionalWalkPin(std::optional<RowWalk> walk) {
+    if (walk) pin_.emplace(*walk);
+  }
+
+ private:
+  std::optional<quant::detail::RowWalkPin> pin_;
+};
+
 // Weight blocks of `Plain`, repacked into the format `Repacked`.
 template <class Plain, class Repacked>
 std::vector<typename Repacked::Weight> repacked_weights(const std::vector<typename Plain::Weight>& w) {
@@ -462,7 +489,8 @@ struct GgmlMatvecCopies {
 };
 
 template <class Format>
-void matvec_brick(benchmark::State& state) {
+void matvec_brick(benchmark::State& state, std::optional<RowWalk> walk) {
+  const OptionalWalkPin pin(walk);
   const int threads = static_cast<int>(state.range(0));
   MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
   std::size_t turn = 0;
@@ -489,7 +517,8 @@ struct RepackedCopies {
 };
 
 template <class Format>
-void matvec_repacked(benchmark::State& state) {
+void matvec_repacked(benchmark::State& state, std::optional<RowWalk> walk) {
+  const OptionalWalkPin pin(walk);
   const int threads = static_cast<int>(state.range(0));
   MatvecSetup<Format>& setup = MatvecSetup<Format>::get();
   const RepackedCopies<Format>& repacked = RepackedCopies<Format>::get();
@@ -626,7 +655,8 @@ struct FusedCopies {
 };
 
 template <class Setup, bool kInterleaved = false>
-void fused_brick(benchmark::State& state) {
+void fused_brick(benchmark::State& state, std::optional<RowWalk> walk = std::nullopt) {
+  const OptionalWalkPin pin(walk);
   const int threads = static_cast<int>(state.range(0));
   Setup& setup = Setup::get();
   const FusedCopies<Setup, kInterleaved>& fused = FusedCopies<Setup, kInterleaved>::get();
@@ -817,23 +847,41 @@ void register_benchmarks() {
   for_each_format([&](auto format) {
     using Format = decltype(format);
     const char* type = BenchFormat<Format>::kName;
-    threaded(fmt::format("matvec/{}/brick", type), matvec_brick<Format>, 0.1);
-    if constexpr (!std::is_void_v<typename BenchFormat<Format>::Repacked>) {
-      threaded(fmt::format("matvec/{}/brick{}", type, layout_suffix(BenchFormat<Format>::Repacked::kLayout)),
-               matvec_repacked<Format>, 0.1);
+    using Repacked = typename BenchFormat<Format>::Repacked;
+    const auto brick = [&](std::optional<RowWalk> walk, std::string_view walk_suffix) {
+      threaded(
+          fmt::format("matvec/{}/brick{}", type, walk_suffix),
+          [walk](benchmark::State& s) { matvec_brick<Format>(s, walk); }, 0.1);
+      if constexpr (!std::is_void_v<Repacked>) {
+        threaded(
+            fmt::format("matvec/{}/brick{}{}", type, layout_suffix(Repacked::kLayout), walk_suffix),
+            [walk](benchmark::State& s) { matvec_repacked<Format>(s, walk); }, 0.1);
+      }
+    };
+    brick(std::nullopt, "");
+    if constexpr (kFollowsRowWalk<Format>) {
+      for (const auto& [walk, suffix] : kPinnedWalks) brick(walk, suffix);
     }
     threaded(fmt::format("matvec/{}/ggml", type), [](benchmark::State& s) { matvec_ggml<Format>(s, false); }, 0.1);
     threaded(fmt::format("matvec/{}/ggml_pool", type), [](benchmark::State& s) { matvec_ggml<Format>(s, true); }, 0.1);
   });
-  threaded("fused/qkv/brick", fused_brick<QkvSetup>, 0.1);
-  threaded("fused/qkv/brick_interleaved", fused_brick<QkvSetup, true>, 0.1);
-  threaded("fused/qkv/ggml_pool", fused_ggml<QkvSetup>, 0.1);
-  threaded("fused/qkv_q4km/brick", fused_brick<QkvQ4KMSetup>, 0.1);
-  threaded("fused/qkv_q4km/brick_interleaved", fused_brick<QkvQ4KMSetup, true>, 0.1);
-  threaded("fused/qkv_q4km/ggml_pool", fused_ggml<QkvQ4KMSetup>, 0.1);
-  threaded("fused/gate_up/brick", fused_brick<GateUpSetup>, 0.1);
-  threaded("fused/gate_up/brick_interleaved", fused_brick<GateUpSetup, true>, 0.1);
-  threaded("fused/gate_up/ggml_pool", fused_ggml<GateUpSetup>, 0.1);
+  const auto fused = [&](std::string_view op, auto setup) {
+    using Setup = typename decltype(setup)::type;
+    const auto brick = [&](std::optional<RowWalk> walk, std::string_view walk_suffix) {
+      threaded(
+          fmt::format("fused/{}/brick{}", op, walk_suffix),
+          [walk](benchmark::State& s) { fused_brick<Setup>(s, walk); }, 0.1);
+      threaded(
+          fmt::format("fused/{}/brick_interleaved{}", op, walk_suffix),
+          [walk](benchmark::State& s) { fused_brick<Setup, true>(s, walk); }, 0.1);
+    };
+    brick(std::nullopt, "");
+    for (const auto& [walk, suffix] : kPinnedWalks) brick(walk, suffix);
+    threaded(fmt::format("fused/{}/ggml_pool", op), fused_ggml<Setup>, 0.1);
+  };
+  fused("qkv", std::type_identity<QkvSetup>{});
+  fused("qkv_q4km", std::type_identity<QkvQ4KMSetup>{});
+  fused("gate_up", std::type_identity<GateUpSetup>{});
   threaded("pool/empty_call", pool_empty_call, 0.05);
   threaded("pool/matvec256/brick", small_matvec_brick, 0.05);
   threaded("pool/matvec256/ggml", [](benchmark::State& s) { small_matvec_ggml(s, false); }, 0.05);
@@ -918,11 +966,24 @@ double read_bandwidth(const Collector& c, int threads, Collector::Clock clock = 
   return best;
 }
 
+// The suffixes of the mat-vec and fused benchmarks' Brick variants: each layout, as this CPU walks
+// its rows and with each walk pinned.
+const std::vector<std::string> kBrickVariants = [] {
+  std::vector<std::string> variants;
+  for (const char* layout : {"", "_interleaved", "_grouped"}) {
+    variants.emplace_back(layout);
+    for (const auto& [walk, suffix] : kPinnedWalks) variants.push_back(fmt::format("{}{}", layout, suffix));
+  }
+  return variants;
+}();
+
 void print_summary(const Collector& c) {
   using Clock = Collector::Clock;
   fmt::print("\n## k-quant summary: medians of {} interleaved repetitions, ggml {} ({})\n",
              c.repetitions(), oracle().version(), oracle().cpu_variant());
   fmt::print("Times are the calling thread's CPU time unless marked wall.\n");
+  fmt::print("This CPU walks the k-quant rows {} (quant/row_walk.hpp); _four_runs and _one_after_another pin a walk.\n",
+             quant::detail::row_walk() == RowWalk::FourRuns ? "as four runs" : "one after another");
   if (g_huge_pages) {
     fmt::print("Weights and probe in memory advised MADV_HUGEPAGE; {} MiB of the process on huge pages.\n",
                anon_huge_pages_mib());
@@ -971,7 +1032,7 @@ void print_summary(const Collector& c) {
                clock == Clock::Wall ? ", wall" : "");
     for_each_format([&](auto format) {
       const char* type = BenchFormat<decltype(format)>::kName;
-      for (const char* layout : {"", "_interleaved", "_grouped"}) {
+      for (const std::string& layout : kBrickVariants) {
         for (int t : {1, 2}) {
           const double bw = read_bandwidth(c, t, clock);
           // Both sides as values per second, in the bytes of the plain matrix (a repacked one is
@@ -993,7 +1054,7 @@ void print_summary(const Collector& c) {
   fmt::print("\n| fused, DRAM | threads | brick us | ggml separate mat-vecs (pooled) us | speedup | brick GB/s (of read) | wall speedup |\n"
              "|---|---|---|---|---|---|---|\n");
   for (const char* op : {"qkv", "qkv_q4km", "gate_up"}) {
-    for (const char* layout : {"", "_interleaved", "_grouped"}) {
+    for (const std::string& layout : kBrickVariants) {
       for (int t : {1, 2}) {
         const std::string ours = fmt::format("fused/{}/brick{}/{}", op, layout, t);
         const std::string ggml = fmt::format("fused/{}/ggml_pool/{}", op, t);

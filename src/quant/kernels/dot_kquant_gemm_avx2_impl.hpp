@@ -302,10 +302,11 @@ inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const A
   for (auto& row : acc) {
     for (auto& a : row) a = _mm256_setzero_ps();
   }
+  // Each block's terms go into its lanes' accumulators as soon as they are computed: every lane
+  // belongs to one block of the group, so each accumulator still takes its terms in the row
+  // kernel's order, and no block's scales and totals wait in memory for the group's end.
   for (std::size_t b = 0; b < blocks; b += 4) {
     next.step();
-    __m256 scales[R][kLanes];
-    __m256 totals[R][kLanes];
     for (int i = 0; i < 4; ++i) {
       const std::size_t block = b + static_cast<std::size_t>(i);
       if (block < blocks) {
@@ -316,24 +317,22 @@ inline void avx2_lane_rows(const Avx2LaneWeights* w, std::size_t blocks, const A
         __m256i mins[R];
         avx2_lane_totals<Block, R>(weights, x, scaled, mins);
         for (std::size_t r = 0; r < R; ++r) {
-          scales[r][i] = _mm256_mul_ps(_mm256_set1_ps(weights[r]->d), x.d);
-          totals[r][i] = _mm256_cvtepi32_ps(scaled[r]);
+          acc[r][i] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(weights[r]->d), x.d), _mm256_cvtepi32_ps(scaled[r]),
+                                      acc[r][i]);
           if constexpr (kHasMins) {
             // -(dmin * xd): the negated product, as the row kernel stores it.
-            scales[r][4 + i] =
+            const __m256 minus_min =
                 _mm256_xor_ps(_mm256_mul_ps(_mm256_set1_ps(weights[r]->dmin), x.d), _mm256_set1_ps(-0.0f));
-            totals[r][4 + i] = _mm256_cvtepi32_ps(mins[r]);
+            acc[r][4 + i] = _mm256_fmadd_ps(minus_min, _mm256_cvtepi32_ps(mins[r]), acc[r][4 + i]);
           }
         }
       } else {  // past the row's end: the row kernel's zero scales and sums
+        const __m256 zero = _mm256_setzero_ps();
         for (std::size_t r = 0; r < R; ++r) {
-          scales[r][i] = totals[r][i] = _mm256_setzero_ps();
-          if constexpr (kHasMins) scales[r][4 + i] = totals[r][4 + i] = _mm256_setzero_ps();
+          acc[r][i] = _mm256_fmadd_ps(zero, zero, acc[r][i]);
+          if constexpr (kHasMins) acc[r][4 + i] = _mm256_fmadd_ps(zero, zero, acc[r][4 + i]);
         }
       }
-    }
-    for (std::size_t r = 0; r < R; ++r) {
-      for (int l = 0; l < kLanes; ++l) acc[r][l] = _mm256_fmadd_ps(scales[r][l], totals[r][l], acc[r][l]);
     }
   }
   for (std::size_t r = 0; r < R; ++r) {

@@ -655,7 +655,7 @@ struct FusedCopies {
 };
 
 template <class Setup, bool kInterleaved = false>
-void fused_brick(benchmark::State& state, std::optional<RowWalk> walk = std::nullopt) {
+void fused_brick(benchmark::State& state, std::optional<RowWalk> walk) {
   const OptionalWalkPin pin(walk);
   const int threads = static_cast<int>(state.range(0));
   Setup& setup = Setup::get();

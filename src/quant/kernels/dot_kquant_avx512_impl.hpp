@@ -134,10 +134,9 @@ template <class Block, class Dot>
 // The rows of a matrix lie end to end, so walking them in order without software prefetch is one
 // sequential stream, which keeps too few cache misses in flight to draw the read bandwidth from
 // DRAM. The rows are split into four runs of an odd number of rows (see lockstep.hpp) walked side
-// by side, one stream each
-// (on the Zen 4 development machine four streams beat two and one, eight ran at half the speed of
-// four; adjacent rows in lockstep zigzag within what is still one stream and ran 2.5x slower); the
-// rows past the four runs follow one at a time.
+// by side, one stream each (on the Zen 4 development machine four streams beat two and one, eight
+// ran at half the speed of four; adjacent rows in lockstep zigzag within what is still one stream
+// and ran 2.5x slower); the rows past the four runs follow one at a time.
 template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {

@@ -301,7 +301,9 @@ const LlamaWeights& LlamaDecoder::repacked(const LlamaWeights& weights) {
   const auto in_preferred_layout = [&](quant::WeightMatrix& w) {
     const quant::WeightLayout layout = quant::preferred_layout(w.type(), backend_);
     if (layout != w.layout() && quant::row_bytes(w.type(), layout, w.cols())) {
-      w = repacked_.emplace_back(w, layout, pool_).matrix();
+      const quant::WeightMatrix source = w;
+      w = repacked_.emplace_back(source, layout, pool_).matrix();
+      if (options_.on_repacked) options_.on_repacked(source);
     }
   };
   for (LlamaLayerWeights& layer : own_weights_.layers) {

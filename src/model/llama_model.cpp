@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -302,24 +303,14 @@ LlamaModel::LlamaModel(GgufFile file)
   }
 }
 
-void LlamaModel::release_replaced(const LlamaWeights& in_use) const {
-  if (file_.mapping() == nullptr || in_use.layers.size() != weights_.layers.size()) return;
-  const auto release = [](const quant::WeightMatrix& ours, const quant::WeightMatrix& theirs) {
-    if (ours.data().data() != theirs.data().data() && !ours.data().empty()) advise(ours.data(), Advice::DontNeed);
-  };
-  for (std::size_t i = 0; i < weights_.layers.size(); ++i) {
-    const LlamaLayerWeights& a = weights_.layers[i];
-    const LlamaLayerWeights& b = in_use.layers[i];
-    release(a.wq, b.wq);
-    release(a.wk, b.wk);
-    release(a.wv, b.wv);
-    release(a.wo, b.wo);
-    release(a.gate, b.gate);
-    release(a.up, b.up);
-    release(a.down, b.down);
-  }
-  release(weights_.token_embd, in_use.token_embd);
-  if (!weights_.tied_output) release(weights_.output, in_use.output);
+void LlamaModel::release(const quant::WeightMatrix& matrix) const {
+  const MappedFile* const mapping = file_.mapping();
+  const std::span<const std::byte> bytes = matrix.data();
+  if (mapping == nullptr || bytes.empty()) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(mapping->data());
+  const auto at = reinterpret_cast<std::uintptr_t>(bytes.data());
+  if (at < begin || at - begin > mapping->size() || bytes.size() > mapping->size() - (at - begin)) return;
+  advise(bytes, Advice::DontNeed);
 }
 
 LlamaModel::LlamaModel(LlamaModel&&) noexcept = default;

@@ -321,7 +321,12 @@ TEST(LlamaDecoder, RepackedWeightsGiveTheSameLogits) {
     options.n_ctx = 16;
     LlamaOptions plain_options = options;
     plain_options.repack = false;
+    std::vector<const std::byte*> copied;  // the caller's matrices, as each was copied
+    options.on_repacked = [&](const quant::WeightMatrix& source) { copied.push_back(source.data().data()); };
     LlamaDecoder repacked(model.config, model.weights, pool, options);
+    ASSERT_EQ(copied.size(), repacked.repacked_matrices()) << tied;
+    EXPECT_EQ(copied.front(), model.weights.layers[0].wq.data().data());
+    EXPECT_EQ(copied.back(), model.weights.output.data().data());
     LlamaDecoder plain(model.config, model.weights, pool, plain_options);
     // Every projection of every layer, and the output (Q6_K, or the tied Q5_K table).
     EXPECT_EQ(repacked.repacked_matrices(), 7 * model.config.n_layer + 1) << tied;

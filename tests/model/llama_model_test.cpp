@@ -2,13 +2,21 @@
 // file llama.cpp would run differently from Brick (or not at all).
 #include "brick/model/llama_model.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "brick/core/error.hpp"
 #include "brick/model/synthetic_model.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/memory/advice.hpp"
 
 namespace brick::model {
 namespace {
@@ -89,6 +97,48 @@ TEST_F(LlamaModelTest, ATiedModelReusesTheEmbeddingAsOutput) {
   const LlamaModel model = load(synthetic_model_writer(spec));
   EXPECT_TRUE(model.weights().tied_output);
   EXPECT_EQ(model.weights().output.data().data(), model.weights().token_embd.data().data());
+}
+
+// The process's resident pages (/proc/self/statm).
+std::size_t resident_pages() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident;
+}
+
+// release() drops a mapped matrix's pages from the process, and its bytes read back the same from
+// the file; bytes that are not in the model's mapping (a model parsed from memory, or another
+// model's matrix) stay as they are.
+TEST_F(LlamaModelTest, ReleaseDropsAMappedMatrixsPagesAndKeepsItsBytes) {
+  const std::vector<std::byte> file =
+      synthetic_model_writer(tiny()).to_bytes([](std::size_t, std::span<std::byte> out) {
+        std::fill(out.begin(), out.end(), std::byte{0x3c});  // not zeros, which dropped pages also read as
+      });
+  const LlamaModel in_memory(GgufFile::parse(file, "in-memory.gguf"));
+  const quant::WeightMatrix& heap_table = in_memory.weights().token_embd;
+  const std::vector<std::byte> heap_bytes(heap_table.data().begin(), heap_table.data().end());
+  in_memory.release(heap_table);
+
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / fmt::format("brick-release-{}.gguf", getpid());
+  ThreadPool pool(1);
+  write_synthetic_model(tiny(), path, pool);
+  {
+    const LlamaModel model = LlamaModel::open(path);
+    model.release(heap_table);
+    const quant::WeightMatrix& table = model.weights().token_embd;  // 512 KiB of F32
+    const std::vector<std::byte> before(table.data().begin(), table.data().end());
+    const auto resident = static_cast<long>(resident_pages());
+    model.release(table);
+    // At least half of the table's 128 pages: the process (or a sanitizer's runtime) may touch
+    // others meanwhile.
+    const long released = resident - static_cast<long>(resident_pages());
+    EXPECT_GE(released * static_cast<long>(page_size()), static_cast<long>(before.size() / 2)) << released << " pages";
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), table.data().begin(), table.data().end()));
+  }
+  std::filesystem::remove(path);
+  EXPECT_TRUE(std::equal(heap_bytes.begin(), heap_bytes.end(), heap_table.data().begin(), heap_table.data().end()));
 }
 
 TEST_F(LlamaModelTest, KeysLlamaCppLeavesOptionalGetItsDefaults) {

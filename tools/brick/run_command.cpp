@@ -420,10 +420,10 @@ void run(const RunOptions& o) {
   options.n_ctx = o.ctx > 0 ? o.ctx : std::min(config.n_ctx_train, kDefaultContextCap);
   options.bandwidth_budget = ByteBudget::from_gb_per_second(o.budget_gb_per_second);
   options.repack = o.repack;
+  options.on_repacked = [&model](const quant::WeightMatrix& source) { model.release(source); };
   require_memory(model, options.n_ctx, options.kv_type);
   ThreadPool pool(threads);
   model::LlamaDecoder decoder(config, model.weights(), pool, options);
-  model.release_replaced(decoder.weights());
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();

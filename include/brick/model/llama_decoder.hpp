@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -52,6 +53,11 @@ struct LlamaOptions {
   // values into grouped blocks (the same bytes); the same values and results. False keeps every matrix a view of the caller's
   // weights.
   bool repack = true;
+  // Called on the constructing thread with each of the caller's matrices as soon as repack has
+  // copied it, before the next is copied. Where the weights are a file mapping,
+  // LlamaModel::release() there drops the matrix's pages, so that no more than one matrix is
+  // resident twice while the decoder is built.
+  std::function<void(const quant::WeightMatrix&)> on_repacked;
 };
 
 class LlamaDecoder {

@@ -41,10 +41,11 @@ class LlamaModel {
   const LlamaConfig& config() const noexcept { return config_; }
   const Vocab& vocab() const noexcept { return vocab_; }
   const LlamaWeights& weights() const noexcept { return weights_; }
-  // Drops from this process the mapped pages of the matrices `in_use` holds in place of this
-  // model's (a decoder's repacked copies, LlamaDecoder::weights()), so that they take no memory
-  // twice; touched again, they read back from the file. Nothing happens for a file not mapped.
-  void release_replaced(const LlamaWeights& in_use) const;
+  // Drops from this process the mapped pages of `matrix`, one of this model's weights that a copy
+  // has replaced (a decoder's repacked one: LlamaOptions::on_repacked), so that it takes no memory
+  // twice; touched again, the pages read back from the file. Only whole pages within the matrix go.
+  // Nothing happens for a file not mapped, or a matrix whose bytes are not in the mapping.
+  void release(const quant::WeightMatrix& matrix) const;
   // general.file_type, when it is one Brick names.
   std::optional<FileType> file_type() const noexcept { return file_type_; }
   // general.name, or the file's stem.

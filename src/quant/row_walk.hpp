@@ -9,11 +9,12 @@
 // side by side; OneAfterAnother walks the rows in order and the gate-up op in tiles of gate rows
 // then up rows. On an Intel Xeon the AVX-512 k-quant 14336x4096 mat-vecs ran 1.09-1.21x as fast in
 // four runs (Q6_K level), the fused QKV 1.09-1.10x and the gate-up op 1.24-1.27x, while the AVX2
-// kernels ran level in either walk. On AMD Zen 3 one row after another was as fast or up to 1.2x as
-// fast, and on Zen 5 (AVX2) the mat-vecs took 0.75-0.87x the time at 1 thread and 0.49-0.72x at 2,
-// the fused QKV 0.74-0.84x and the gate-up op 0.81-0.86x, reading 90-95% of the read probe; there
-// the AVX-512 mat-vecs took 0.85-0.99x the time (bench/RESULTS.md). So the walk follows the CPU's
-// vendor. Each row's result is the row kernel's in either walk.
+// kernels ran level in either walk. On AMD Zen 3 one row after another was as fast or up to 1.4x as
+// fast (the Q5_K mat-vec; the fused QKV and gate-up 1.1-1.3x), and on Zen 5 (AVX2) the mat-vecs
+// took 0.75-0.87x the time at 1 thread and 0.49-0.72x at 2, the fused QKV 0.74-0.84x and the
+// gate-up op 0.81-0.86x, reading 90-95% of the read probe; there the AVX-512 mat-vecs took
+// 0.85-0.99x the time (bench/RESULTS.md). So the walk follows the CPU's vendor. Each row's result
+// is the row kernel's in either walk.
 #include <string_view>
 
 namespace brick::quant::detail {

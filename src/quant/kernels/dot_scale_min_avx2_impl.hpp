@@ -41,6 +41,18 @@ inline __m128i unpack_scales_mins(const std::uint8_t* packed) {
   return _mm_or_si128(low, _mm_and_si128(high, _mm_set_epi32(0x30303030, 0, 0x30303030, 0)));
 }
 
+// 32 bytes of Q4_K's nibbles, loaded once: the empty asm statement keeps them in a register, where
+// GCC reads them a second time as the memory operand of the mask for the low nibbles. On Zen 3,
+// alternated four times against the build before, hot and in L2 the interleaved Q4_K dot ran 1.15x
+// as fast against ggml (median ratios 1.50x -> 1.81x and 1.50x -> 1.72x), the plain one 1.10x. The
+// same for Q5_K's and Q6_K's packed vectors made their interleaved dots 0.9x as fast, and they keep
+// the second loads.
+inline __m256i load_once(const std::uint8_t* bytes) {
+  __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+  __asm__("" : "+v"(v));
+  return v;
+}
+
 // for_each_chunk() of the blocks that keep their quants as nibbles (and Q5_K's fifth bits in qh).
 template <class Block, class Visit>
 inline void for_each_nibble_chunk(const Block& w, Visit visit) {
@@ -48,7 +60,8 @@ inline void for_each_nibble_chunk(const Block& w, Visit visit) {
   __m256i high = _mm256_setzero_si256();
   if constexpr (kFifthBit<Block>) high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
   for (int c = 0; c < 4; ++c) {
-    const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+    const __m256i packed = kFifthBit<Block> ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c))
+                                            : load_once(w.qs + 32 * c);
     __m256i q_lo = _mm256_and_si256(packed, low_nibble);
     __m256i q_hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
     if constexpr (kFifthBit<Block>) {

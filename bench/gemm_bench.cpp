@@ -212,7 +212,7 @@ bench::Int8Instructions gemm_instructions(quant::TensorType type) {
   const std::string_view kernel = quant::dot_kernel_name(type, Backend::Auto);
   if (kernel.ends_with("_avx512vnni") || kernel.ends_with("_avx512gfni")) return bench::Int8Instructions::Avx512Vnni;
   if (kernel.ends_with("_avxvnni")) return bench::Int8Instructions::AvxVnni;
-  return bench::Int8Instructions::Avx2;
+  return type == quant::TensorType::Q8_0 ? bench::Int8Instructions::Avx2Signed : bench::Int8Instructions::Avx2;
 }
 
 void print_summary(const Collector& c) {

@@ -1,13 +1,19 @@
 #pragma once
 // The machine's integer dot-product peak, measured the way the benchmarks judge a quantized GEMM
-// against it: on every pool thread, 12 independent accumulator chains of the instructions the GEMM
-// kernels multiply bytes with, on registers only (no loads), for a fixed number of iterations; the
+// against it: on every pool thread, independent accumulator chains (12 of vpdpbusd, 10 of the
+// AVX2 mixes) of the instructions the GEMM kernels multiply bytes with, on registers only (no
+// loads), for a fixed number of iterations; the
 // median of the passes counts. An int8 multiply-add is 2 operations, so a GEMM's GFLOP/s divided by
 // the peak's GOPS is the fraction of the peak it runs at.
 // - avx512vnni: vpdpbusd zmm, 64 multiply-adds per instruction.
 // - avxvnni: vpdpbusd ymm, 32 multiply-adds per instruction.
 // - avx2: vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per three instructions (the AVX2
-//   GEMM's mix).
+//   k-quant GEMMs' mix: their quants are unsigned).
+// - avx2 signed: vpsignb + vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per four
+//   instructions: Q8_0's quants are signed on both sides, and vpmaddubsw takes one operand
+//   unsigned, so the AVX2 Q8_0 GEMM (as ggml's) moves the signs of one side onto the other first.
+// Each chain's product takes one operand from the chain's own accumulator: with both operands fixed
+// the compiler computes the product once, outside the loop, and the loop measures vpaddd alone.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -58,32 +64,42 @@ __attribute__((target("avx2,avxvnni"))) inline double avxvnni_chains(std::int32_
   return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
 }
 
+// The AVX2 mixes' chains: ten, whose accumulators, operands and products fit the 16 ymm registers
+// (a product's three instructions take 7 cycles on Zen 3, in which the two vector multiply pipes
+// finish ten chains' products).
+inline constexpr int kAvx2Chains = 10;
+
+// kSigned: the signed mix (vpsignb first), else the unsigned one.
+template <bool kSigned>
 __attribute__((target("avx2"))) inline double avx2_chains(std::int32_t& sink) {
-  __m256i acc[kPeakChains];
-  for (int c = 0; c < kPeakChains; ++c) acc[c] = _mm256_set1_epi32(c);
+  __m256i acc[kAvx2Chains];
+  for (int c = 0; c < kAvx2Chains; ++c) acc[c] = _mm256_set1_epi32(c);
   const __m256i a = _mm256_set1_epi8(3);
   const __m256i b = _mm256_set1_epi8(-5);
   const __m256i ones = _mm256_set1_epi16(1);
   for (std::size_t i = 0; i < kPeakIterations; ++i) {
-    for (int c = 0; c < kPeakChains; ++c) {
-      acc[c] = _mm256_add_epi32(acc[c], _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones));
+#pragma GCC unroll 10
+    for (int c = 0; c < kAvx2Chains; ++c) {
+      const __m256i product =
+          kSigned ? _mm256_maddubs_epi16(a, _mm256_sign_epi8(b, acc[c])) : _mm256_maddubs_epi16(a, acc[c]);
+      acc[c] = _mm256_add_epi32(acc[c], _mm256_madd_epi16(product, ones));
     }
-    // Keeps the compiler from computing the loop-invariant product once.
-    __asm__ volatile("" : "+x"(acc[0]));
   }
   __m256i total = acc[0];
-  for (int c = 1; c < kPeakChains; ++c) total = _mm256_add_epi32(total, acc[c]);
+  for (int c = 1; c < kAvx2Chains; ++c) total = _mm256_add_epi32(total, acc[c]);
   alignas(32) std::int32_t lanes[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
   for (const std::int32_t lane : lanes) sink += lane;
-  return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
+  return 32.0 * kAvx2Chains * static_cast<double>(kPeakIterations);
 }
 
-enum class Int8Instructions { Avx2, AvxVnni, Avx512Vnni };
+enum class Int8Instructions { Avx2, Avx2Signed, AvxVnni, Avx512Vnni };
 
 inline const char* describe(Int8Instructions instructions) {
   switch (instructions) {
     case Int8Instructions::Avx2: return "vpmaddubsw + vpmaddwd ymm";
+    case Int8Instructions::Avx2Signed:
+      return "vpsignb + vpmaddubsw + vpmaddwd ymm";
     case Int8Instructions::AvxVnni: return "vpdpbusd ymm";
     case Int8Instructions::Avx512Vnni: return "vpdpbusd zmm";
   }
@@ -96,14 +112,18 @@ inline std::optional<double> int8_peak_gops(Int8Instructions instructions, Threa
   const CpuFeatures& cpu = cpu_features();
   if (instructions == Int8Instructions::Avx512Vnni && !(cpu.avx512f && cpu.avx512vnni)) return std::nullopt;
   if (instructions == Int8Instructions::AvxVnni && !(cpu.avx2 && cpu.avxvnni)) return std::nullopt;
-  if (instructions == Int8Instructions::Avx2 && !cpu.avx2) return std::nullopt;
+  if ((instructions == Int8Instructions::Avx2 || instructions == Int8Instructions::Avx2Signed) && !cpu.avx2) {
+    return std::nullopt;
+  }
   const auto chains = [instructions](std::int32_t& sink) {
     switch (instructions) {
       case Int8Instructions::Avx512Vnni: return vnni_chains(sink);
       case Int8Instructions::AvxVnni: return avxvnni_chains(sink);
+      case Int8Instructions::Avx2Signed:
+        return avx2_chains<true>(sink);
       case Int8Instructions::Avx2: break;
     }
-    return avx2_chains(sink);
+    return avx2_chains<false>(sink);
   };
   std::vector<double> rates;
   std::int32_t sink[64] = {};

@@ -2,9 +2,9 @@
 // The machine's integer dot-product peak, measured the way the benchmarks judge a quantized GEMM
 // against it: on every pool thread, independent accumulator chains (12 of vpdpbusd, 10 of the
 // AVX2 mixes) of the instructions the GEMM kernels multiply bytes with, on registers only (no
-// loads), for a fixed number of iterations; the
-// median of the passes counts. An int8 multiply-add is 2 operations, so a GEMM's GFLOP/s divided by
-// the peak's GOPS is the fraction of the peak it runs at.
+// loads), for a fixed number of iterations; the median of the passes counts. An int8 multiply-add
+// is 2 operations, so a GEMM's GFLOP/s divided by the peak's GOPS is the fraction of the peak it
+// runs at.
 // - avx512vnni: vpdpbusd zmm, 64 multiply-adds per instruction.
 // - avxvnni: vpdpbusd ymm, 32 multiply-adds per instruction.
 // - avx2: vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per three instructions (the AVX2

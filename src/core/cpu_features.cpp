@@ -1,10 +1,16 @@
 #include "brick/core/cpu_features.hpp"
 
 #include <cpuid.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
+
+#include "brick/core/error.hpp"
 
 namespace brick {
 namespace {
@@ -35,7 +41,66 @@ constexpr std::uint64_t kXcr0SseAvx = 0x6;   // XMM (bit 1) + YMM (bit 2)
 constexpr std::uint64_t kXcr0Avx512 = 0xE0;  // opmask, ZMM_Hi256, Hi16_ZMM (bits 5-7)
 constexpr std::uint64_t kXcr0Amx = (1ull << 17) | (1ull << 18);  // XTILECFG + XTILEDATA
 
+// Every feature with the name describe() gives it, in describe()'s order.
+std::array<std::pair<bool CpuFeatures::*, std::string_view>, 17> named_features() {
+  return {{
+      {&CpuFeatures::sse42, "sse4.2"},
+      {&CpuFeatures::avx, "avx"},
+      {&CpuFeatures::avx2, "avx2"},
+      {&CpuFeatures::fma, "fma"},
+      {&CpuFeatures::f16c, "f16c"},
+      {&CpuFeatures::avx512f, "avx512f"},
+      {&CpuFeatures::avx512bw, "avx512bw"},
+      {&CpuFeatures::avx512dq, "avx512dq"},
+      {&CpuFeatures::avx512vl, "avx512vl"},
+      {&CpuFeatures::avx512vnni, "avx512vnni"},
+      {&CpuFeatures::avx512bf16, "avx512bf16"},
+      {&CpuFeatures::gfni, "gfni"},
+      {&CpuFeatures::avxvnni, "avxvnni"},
+      {&CpuFeatures::amx_tile, "amx-tile"},
+      {&CpuFeatures::amx_int8, "amx-int8"},
+      {&CpuFeatures::amx_bf16, "amx-bf16"},
+      {&CpuFeatures::invariant_tsc, "invariant-tsc"},
+  }};
+}
+
+// Turns off every feature that builds on one that is off.
+void drop_dependents(CpuFeatures& f) {
+  f.avx2 = f.avx2 && f.avx;
+  f.fma = f.fma && f.avx;
+  f.f16c = f.f16c && f.avx;
+  f.avxvnni = f.avxvnni && f.avx2;
+  f.avx512f = f.avx512f && f.avx2;
+  for (bool CpuFeatures::*member : {&CpuFeatures::avx512bw, &CpuFeatures::avx512dq, &CpuFeatures::avx512vl,
+                                    &CpuFeatures::avx512vnni, &CpuFeatures::avx512bf16}) {
+    f.*member = f.*member && f.avx512f;
+  }
+  f.amx_int8 = f.amx_int8 && f.amx_tile;
+  f.amx_bf16 = f.amx_bf16 && f.amx_tile;
+}
+
 }  // namespace
+
+CpuFeatures without_features(CpuFeatures features, std::string_view names) {
+  const auto features_by_name = named_features();
+  std::size_t at = 0;
+  while (at < names.size()) {
+    const std::size_t end = std::min(names.find_first_of(", ", at), names.size());
+    const std::string_view name = names.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    const auto* found = std::find_if(features_by_name.begin(), features_by_name.end(),
+                                     [&](const auto& entry) { return entry.second == name; });
+    if (found == features_by_name.end()) {
+      std::string known;
+      for (const auto& entry : features_by_name) known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.second);
+      throw InvalidArgument(fmt::format("'{}' is not a CPU feature; the features are {}", name, known));
+    }
+    features.*(found->first) = false;
+  }
+  drop_dependents(features);
+  return features;
+}
 
 CpuFeatures detect_cpu_features() {
   CpuFeatures f;
@@ -100,33 +165,21 @@ CpuFeatures detect_cpu_features() {
 }
 
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures features = detect_cpu_features();
+  static const CpuFeatures features = [] {
+    const char* disabled = std::getenv("BRICK_CPU_DISABLE");
+    try {
+      return without_features(detect_cpu_features(), disabled == nullptr ? "" : disabled);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("BRICK_CPU_DISABLE: {}", e.what()));
+    }
+  }();
   return features;
 }
 
 std::string describe(const CpuFeatures& f) {
-  const std::pair<bool, const char*> flags[] = {
-      {f.sse42, "sse4.2"},
-      {f.avx, "avx"},
-      {f.avx2, "avx2"},
-      {f.fma, "fma"},
-      {f.f16c, "f16c"},
-      {f.avx512f, "avx512f"},
-      {f.avx512bw, "avx512bw"},
-      {f.avx512dq, "avx512dq"},
-      {f.avx512vl, "avx512vl"},
-      {f.avx512vnni, "avx512vnni"},
-      {f.avx512bf16, "avx512bf16"},
-      {f.gfni, "gfni"},
-      {f.avxvnni, "avxvnni"},
-      {f.amx_tile, "amx-tile"},
-      {f.amx_int8, "amx-int8"},
-      {f.amx_bf16, "amx-bf16"},
-      {f.invariant_tsc, "invariant-tsc"},
-  };
   std::string out;
-  for (const auto& [present, label] : flags) {
-    if (!present) continue;
+  for (const auto& [member, label] : named_features()) {
+    if (!(f.*member)) continue;
     if (!out.empty()) out += ' ';
     out += label;
   }

@@ -1,6 +1,8 @@
 // The brick command line on good and bad input: every mistake is a non-zero exit status (1 for
 // errors from the library, CLI11's codes for flags it refuses, 2 for a failed assertion) and a line
 // on stderr that says what was wrong, never a crash, and never a partial output file.
+#include "cli/brick_cli.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/brick_cli.hpp"
+#include "brick/core/cpu_features.hpp"
 
 namespace brick::cli {
 namespace {
@@ -203,6 +205,22 @@ TEST_F(BrickCli, InfoPrintsTheArchitectureAndTensors) {
   const Outcome cpu = brick("info");
   EXPECT_EQ(cpu.status, 0);
   EXPECT_NE(cpu.out.find("backends"), std::string::npos);
+}
+
+TEST_F(BrickCli, CpuFeaturesTurnedOffShowInInfoAndAnUnknownOneIsAnError) {
+  setenv("BRICK_CPU_DISABLE", "avx", 1);
+  const Outcome scalar = brick("info");
+  setenv("BRICK_CPU_DISABLE", "avx2,neon", 1);
+  const Outcome unknown = brick("info");
+  unsetenv("BRICK_CPU_DISABLE");
+  ASSERT_EQ(scalar.status, 0) << scalar.err;
+  EXPECT_NE(scalar.out.find("selected   scalar"), std::string::npos) << scalar.out;
+  EXPECT_EQ(scalar.out.find("features   sse4.2 avx "), std::string::npos) << scalar.out;
+  if (detect_cpu_features().avx) {
+    EXPECT_NE(scalar.out.find("detected "), std::string::npos) << scalar.out;
+  }
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("BRICK_CPU_DISABLE: 'neon' is not a CPU feature"), std::string::npos) << unknown.err;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "brick/core/error.hpp"
 
 namespace brick {
@@ -96,8 +98,66 @@ TEST(CpuFeatures, ImpliedFeaturesAreConsistent) {
   EXPECT_TRUE(!(f.avx512bw || f.avx512dq || f.avx512vl || f.avx512vnni) || f.avx512f);
   EXPECT_TRUE(!f.avx512f || f.avx);
   EXPECT_FALSE(f.vendor.empty());
-  EXPECT_EQ(detect_cpu_features().avx2, f.avx2);
+  const char* disabled = std::getenv("BRICK_CPU_DISABLE");
+  EXPECT_EQ(describe(without_features(detect_cpu_features(), disabled == nullptr ? "" : disabled)), describe(f));
   EXPECT_NE(describe(f), "");
+}
+
+// A machine with every feature, so that each one's removal shows.
+CpuFeatures every_feature() {
+  CpuFeatures f;
+  for (bool CpuFeatures::*member :
+       {&CpuFeatures::sse42, &CpuFeatures::avx, &CpuFeatures::avx2, &CpuFeatures::fma, &CpuFeatures::f16c,
+        &CpuFeatures::avx512f, &CpuFeatures::avx512bw, &CpuFeatures::avx512dq, &CpuFeatures::avx512vl,
+        &CpuFeatures::avx512vnni, &CpuFeatures::avx512bf16, &CpuFeatures::gfni, &CpuFeatures::avxvnni,
+        &CpuFeatures::amx_tile, &CpuFeatures::amx_int8, &CpuFeatures::amx_bf16, &CpuFeatures::invariant_tsc}) {
+    f.*member = true;
+  }
+  return f;
+}
+
+TEST(CpuFeatures, WithoutNothingIsUnchanged) {
+  const CpuFeatures all = every_feature();
+  EXPECT_EQ(describe(without_features(all, "")), describe(all));
+  EXPECT_EQ(describe(without_features(all, " , ,")), describe(all));
+  EXPECT_EQ(describe(without_features(detect_cpu_features(), "")), describe(detect_cpu_features()));
+}
+
+TEST(CpuFeatures, WithoutAFeatureTakesTheOnesThatNeedIt) {
+  const CpuFeatures all = every_feature();
+  EXPECT_EQ(describe(without_features(all, "avxvnni")),
+            "sse4.2 avx avx2 fma f16c avx512f avx512bw avx512dq avx512vl avx512vnni avx512bf16 gfni amx-tile "
+            "amx-int8 amx-bf16 invariant-tsc");
+  EXPECT_EQ(describe(without_features(all, "avx512f")),
+            "sse4.2 avx avx2 fma f16c gfni avxvnni amx-tile amx-int8 amx-bf16 invariant-tsc");
+  EXPECT_EQ(describe(without_features(all, "avx2")),
+            "sse4.2 avx fma f16c gfni amx-tile amx-int8 amx-bf16 invariant-tsc");
+  EXPECT_EQ(describe(without_features(all, "avx")), "sse4.2 gfni amx-tile amx-int8 amx-bf16 invariant-tsc");
+  EXPECT_EQ(describe(without_features(all, "amx-tile,invariant-tsc")),
+            "sse4.2 avx avx2 fma f16c avx512f avx512bw avx512dq avx512vl avx512vnni avx512bf16 gfni avxvnni");
+  EXPECT_EQ(describe(without_features(all, "avxvnni avx512vnni, avx512bf16")),
+            "sse4.2 avx avx2 fma f16c avx512f avx512bw avx512dq avx512vl gfni amx-tile amx-int8 amx-bf16 "
+            "invariant-tsc");
+}
+
+TEST(CpuFeatures, WithoutTheAvx512FeaturesTheBestBackendIsAvx2) {
+  const CpuFeatures all = every_feature();
+  EXPECT_EQ(best_backend(all), Backend::Avx512);
+  EXPECT_EQ(best_backend(without_features(all, "avx512bw")), Backend::Avx2);
+  EXPECT_EQ(best_backend(without_features(all, "avx512f")), Backend::Avx2);
+  EXPECT_EQ(best_backend(without_features(all, "fma")), Backend::Scalar);
+  EXPECT_THROW(resolve(Backend::Avx512, without_features(all, "avx512f"), std::nullopt), BackendUnavailable);
+}
+
+TEST(CpuFeatures, AnUnknownNameIsATypedErrorThatListsTheFeatures) {
+  try {
+    without_features(every_feature(), "avx2,neon");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("'neon' is not a CPU feature"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("avxvnni"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(without_features(every_feature(), "AVX2"), InvalidArgument);
 }
 
 }  // namespace

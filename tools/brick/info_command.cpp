@@ -34,6 +34,9 @@ void print_cpu() {
              cpu.brand.empty() ? "unknown" : cpu.brand, cpu.vendor, usable_cpus(),
              physical_cores());
   fmt::print("features   {}\n", describe(cpu));
+  if (const std::string detected = describe(detect_cpu_features()); detected != describe(cpu)) {
+    fmt::print("detected   {} (BRICK_CPU_DISABLE turns some off for the whole process)\n", detected);
+  }
   fmt::print("backends  ");
   for (Backend b : kConcreteBackends) {
     const auto missing = missing_feature(b, cpu);

@@ -1,10 +1,9 @@
 #pragma once
 // The machine's integer dot-product peak, measured the way the benchmarks judge a quantized GEMM
-// against it: on every pool thread, independent accumulator chains (12 of vpdpbusd, 10 of the
-// AVX2 mixes) of the instructions the GEMM kernels multiply bytes with, on registers only (no
-// loads), for a fixed number of iterations; the median of the passes counts. An int8 multiply-add
-// is 2 operations, so a GEMM's GFLOP/s divided by the peak's GOPS is the fraction of the peak it
-// runs at.
+// against it: on every pool thread, 12 independent accumulator chains of the instructions the GEMM
+// kernels multiply bytes with, on registers only (no loads), for a fixed number of iterations; the
+// median of the passes counts. An int8 multiply-add is 2 operations, so a GEMM's GFLOP/s divided by
+// the peak's GOPS is the fraction of the peak it runs at.
 // - avx512vnni: vpdpbusd zmm, 64 multiply-adds per instruction.
 // - avxvnni: vpdpbusd ymm, 32 multiply-adds per instruction.
 // - avx2: vpmaddubsw + vpmaddwd + vpaddd ymm, 32 multiply-adds per three instructions (the AVX2
@@ -64,34 +63,66 @@ __attribute__((target("avx2,avxvnni"))) inline double avxvnni_chains(std::int32_
   return 32.0 * kPeakChains * static_cast<double>(kPeakIterations);
 }
 
-// The AVX2 mixes' chains: ten, whose accumulators, operands and products fit the 16 ymm registers
-// (a product's three instructions take 7 cycles on Zen 3, in which the two vector multiply pipes
-// finish ten chains' products).
-inline constexpr int kAvx2Chains = 10;
+// The AVX2 mixes' chains: 12, enough on every core here (a chain's unsigned mix takes 11 cycles on
+// Intel cores and 7 on Zen 3, in which the two ports that multiply finish 11 or 7 products; the
+// signed mix 12 cycles, in which they finish 8). One asm statement per iteration holds all of them,
+// so that the compiler neither computes products outside the loop nor keeps accumulators on the
+// stack (with intrinsics GCC spilled some, adding a store and a load to their chains). `a` is both
+// the unsigned bytes of vpmaddubsw and the int16 operand of vpmaddwd; ymm15 holds each product.
+inline constexpr int kAvx2Chains = 12;
+
+// One chain's product of the unsigned mix (operand 12 is `a`) and of the signed one (13 is `b`).
+#define BRICK_PEAK_UNSIGNED(c)         \
+  "vpmaddubsw %" #c                    \
+  ", %12, %%ymm15\n\t"                 \
+  "vpmaddwd %12, %%ymm15, %%ymm15\n\t" \
+  "vpaddd %%ymm15, %" #c ", %" #c "\n\t"
+#define BRICK_PEAK_SIGNED(c)             \
+  "vpsignb %" #c                         \
+  ", %13, %%ymm15\n\t"                   \
+  "vpmaddubsw %%ymm15, %12, %%ymm15\n\t" \
+  "vpmaddwd %12, %%ymm15, %%ymm15\n\t"   \
+  "vpaddd %%ymm15, %" #c ", %" #c "\n\t"
+#define BRICK_PEAK_CHAINS(chain) \
+  chain(0) chain(1) chain(2) chain(3) chain(4) chain(5) chain(6) chain(7) chain(8) chain(9) chain(10) chain(11)
 
 // kSigned: the signed mix (vpsignb first), else the unsigned one.
 template <bool kSigned>
 __attribute__((target("avx2"))) inline double avx2_chains(std::int32_t& sink) {
-  __m256i acc[kAvx2Chains];
-  for (int c = 0; c < kAvx2Chains; ++c) acc[c] = _mm256_set1_epi32(c);
+  __m256i c0 = _mm256_set1_epi32(0), c1 = _mm256_set1_epi32(1), c2 = _mm256_set1_epi32(2), c3 = _mm256_set1_epi32(3),
+          c4 = _mm256_set1_epi32(4), c5 = _mm256_set1_epi32(5), c6 = _mm256_set1_epi32(6), c7 = _mm256_set1_epi32(7),
+          c8 = _mm256_set1_epi32(8), c9 = _mm256_set1_epi32(9), c10 = _mm256_set1_epi32(10),
+          c11 = _mm256_set1_epi32(11);
   const __m256i a = _mm256_set1_epi8(3);
   const __m256i b = _mm256_set1_epi8(-5);
-  const __m256i ones = _mm256_set1_epi16(1);
   for (std::size_t i = 0; i < kPeakIterations; ++i) {
-#pragma GCC unroll 10
-    for (int c = 0; c < kAvx2Chains; ++c) {
-      const __m256i product =
-          kSigned ? _mm256_maddubs_epi16(a, _mm256_sign_epi8(b, acc[c])) : _mm256_maddubs_epi16(a, acc[c]);
-      acc[c] = _mm256_add_epi32(acc[c], _mm256_madd_epi16(product, ones));
+    if constexpr (kSigned) {
+      asm(BRICK_PEAK_CHAINS(BRICK_PEAK_SIGNED)
+          : "+x"(c0), "+x"(c1), "+x"(c2), "+x"(c3), "+x"(c4), "+x"(c5), "+x"(c6), "+x"(c7), "+x"(c8), "+x"(c9),
+            "+x"(c10), "+x"(c11)
+          : "x"(a), "x"(b)
+          : "xmm15");
+    } else {
+      asm(BRICK_PEAK_CHAINS(BRICK_PEAK_UNSIGNED)
+          : "+x"(c0), "+x"(c1), "+x"(c2), "+x"(c3), "+x"(c4), "+x"(c5), "+x"(c6), "+x"(c7), "+x"(c8), "+x"(c9),
+            "+x"(c10), "+x"(c11)
+          : "x"(a), "x"(b)
+          : "xmm15");
     }
   }
-  __m256i total = acc[0];
-  for (int c = 1; c < kAvx2Chains; ++c) total = _mm256_add_epi32(total, acc[c]);
+  const __m256i total =
+      _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3)),
+                                        _mm256_add_epi32(_mm256_add_epi32(c4, c5), _mm256_add_epi32(c6, c7))),
+                       _mm256_add_epi32(_mm256_add_epi32(c8, c9), _mm256_add_epi32(c10, c11)));
   alignas(32) std::int32_t lanes[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
   for (const std::int32_t lane : lanes) sink += lane;
   return 32.0 * kAvx2Chains * static_cast<double>(kPeakIterations);
 }
+
+#undef BRICK_PEAK_CHAINS
+#undef BRICK_PEAK_SIGNED
+#undef BRICK_PEAK_UNSIGNED
 
 enum class Int8Instructions { Avx2, Avx2Signed, AvxVnni, Avx512Vnni };
 

@@ -4,9 +4,11 @@
 // fixed distance ahead of its loads also brings in the start of the next row; the hardware
 // prefetchers alone leave the lines a row loop waits on unrequested while it computes. On an Intel
 // Xeon, prefetching into L2 8 KiB ahead made a 1.8 GB Q4_K_M model decode 1.07x (1 thread) and
-// 1.12x (2 threads) faster (bench/RESULTS.md); the Q8_0 mat-vec from DRAM took 0.82x the time, Q6_K
-// 0.96x, while a lone 14336x4096 Q4_K or Q5_K mat-vec took 1.08x; rows already in L1 or L2 take
-// 2-10% longer. Into L1 the prefetch did less for Q6_K, whose misses then fill L1's line buffers.
+// 1.12x (2 threads) faster (bench/RESULTS.md); rows already in L1 or L2 take 2-10% longer. With the
+// interleaved kernels the 14336x4096 mat-vecs from DRAM run 1.01-1.14x (Q4_K), 0.95-1.08x (Q5_K)
+// and 1.12-1.17x (Q6_K) as fast with it as without, grouped Q8_0 0.91-1.02x (the plain Q8_0
+// kernel, before the grouped layout, took 0.82x the time). Into L1 the prefetch did less for Q6_K,
+// whose misses then fill L1's line buffers.
 // On Zen 5, rows one after another (quant/row_walk.hpp), the interleaved Q4_K and Q6_K mat-vecs
 // and the fused QKV ran 1.11-1.14x as fast with it as without (AVX2), Q5_K as fast.
 // The AVX-512 k-quant rows kernels walk four runs of rows side by side on Intel

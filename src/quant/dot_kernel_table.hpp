@@ -57,35 +57,20 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
   for (std::size_t r = 0; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
 }
 
-// A matrix's rows as four runs, a row from each in turn, then the rows past them one at a time.
-template <class Format, auto kRow>
-void each_row_in_runs(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
-                      std::size_t blocks, float* out) noexcept {
-  const std::size_t run = lockstep_run(rows, 4);
-  for (std::size_t i = 0; i < run; ++i) {
-    for (std::size_t k = 0; k < 4; ++k) out[k * run + i] = kRow(w + (k * run + i) * blocks, x, blocks);
-  }
-  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
-}
-
-// Four runs of rows anywhere, a row of each run in turn.
-template <class Format, auto kRow>
-void each_row_four_runs(const typename Format::Weight* const (&starts)[4], std::size_t count,
-                        const typename Format::Activation* x, std::size_t blocks, float* const (&out)[4]) noexcept {
-  for (std::size_t i = 0; i < count; ++i) {
-    for (std::size_t r = 0; r < 4; ++r) out[r][i] = kRow(starts[r] + i * blocks, x, blocks);
-  }
-}
-
-// The rows kernel of a RowGemm file: row_walk()'s walk.
-template <class Format, auto kRow>
+// The rows kernel of a RowLockstepGemm file: four runs of the rows by the four-runs kernel (then
+// the rows past them one at a time) where walks_in_four_runs() says so, else one row after another.
+template <class Format, auto kRow, auto kFourRuns>
 void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
                   std::size_t blocks, float* out) noexcept {
-  if (row_walk() == RowWalk::FourRuns) {
-    each_row_in_runs<Format, kRow>(w, rows, x, blocks, out);
-  } else {
+  if (!walks_in_four_runs(rows * blocks * sizeof(typename Format::Weight))) {
     each_row<Format, kRow>(w, rows, x, blocks, out);
+    return;
   }
+  const std::size_t run = lockstep_run(rows, 4);
+  const typename Format::Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
+  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
+  kFourRuns(starts, run, x, blocks, outs);
+  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
 }
 
 // The four-runs kernel of a format whose kernel file has a rows kernel but no lockstep kernel.
@@ -150,12 +135,11 @@ void f32_rows(const float* w, std::size_t rows, const float* x, std::size_t cols
         &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa,      \
         batch                                                                                               \
   }
-#define BRICK_DOT_ENTRY_RowGemm(F, stem, I, isa, batch)                                       \
-  DotKernel<F##Format> {                                                                      \
-    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                              \
-        &rows_by_walk<F##Format, &kernels::dot_##stem##_##isa>,                               \
-        &each_row_four_runs<F##Format, &kernels::dot_##stem##_##isa>, "gemm_" #stem "_" #isa, \
-        &kernels::gemm_##stem##_##isa, batch                                                  \
+#define BRICK_DOT_ENTRY_RowLockstepGemm(F, stem, I, isa, batch)                                              \
+  DotKernel<F##Format> {                                                                                     \
+    Isa::I, "dot_" #stem "_" #isa, &kernels::dot_##stem##_##isa,                                             \
+        &rows_by_walk<F##Format, &kernels::dot_##stem##_##isa, &kernels::dot_##stem##_four_runs_##isa>,      \
+        &kernels::dot_##stem##_four_runs_##isa, "gemm_" #stem "_" #isa, &kernels::gemm_##stem##_##isa, batch \
   }
 #define BRICK_DOT_ENTRY_RowsGemm(F, stem, I, isa, batch)                                                    \
   DotKernel<F##Format> {                                                                                    \
@@ -192,7 +176,7 @@ constexpr std::array<DotKernel<Format>, count_kernels<Format>()> make_kernels() 
 
 #undef BRICK_DOT_ENTRY_OpsF32
 #undef BRICK_DOT_ENTRY_Gemm
-#undef BRICK_DOT_ENTRY_RowGemm
+#undef BRICK_DOT_ENTRY_RowLockstepGemm
 #undef BRICK_DOT_ENTRY_RowsGemm
 #undef BRICK_DOT_ENTRY_Lockstep
 #undef BRICK_DOT_ENTRY_Rows

@@ -22,6 +22,12 @@ RowWalk row_walk() noexcept {
   return pin == kUnpinned ? cpu_walk : static_cast<RowWalk>(pin);
 }
 
+bool walks_in_four_runs(std::size_t bytes) noexcept {
+  const int pin = pinned.load(std::memory_order_relaxed);
+  if (pin != kUnpinned) return static_cast<RowWalk>(pin) == RowWalk::FourRuns;
+  return row_walk() == RowWalk::FourRuns && bytes >= kFourRunsMinBytes;
+}
+
 RowWalkPin::RowWalkPin(RowWalk walk) noexcept
     : previous_(pinned.exchange(static_cast<int>(walk), std::memory_order_relaxed)) {}
 

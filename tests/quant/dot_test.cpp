@@ -350,7 +350,33 @@ TEST(RowWalk, FollowsTheCpuVendorUnlessPinned) {
   EXPECT_EQ(quant::detail::row_walk(), cpu);
 }
 
+TEST(RowWalk, FourRunsOnlyOverRowsPastTheSizeUnlessPinned) {
+  using quant::detail::kFourRunsMinBytes;
+  using quant::detail::RowWalk;
+  using quant::detail::walks_in_four_runs;
+  const bool cpu_four_runs = quant::detail::row_walk() == RowWalk::FourRuns;
+  EXPECT_FALSE(walks_in_four_runs(kFourRunsMinBytes - 1));
+  EXPECT_EQ(walks_in_four_runs(kFourRunsMinBytes), cpu_four_runs);
+  {
+    const quant::detail::RowWalkPin pin(RowWalk::FourRuns);
+    EXPECT_TRUE(walks_in_four_runs(1));
+  }
+  const quant::detail::RowWalkPin pin(RowWalk::OneAfterAnother);
+  EXPECT_FALSE(walks_in_four_runs(100 * kFourRunsMinBytes));
+}
+
+// A four-runs kernel for rows_by_walk() below: the scalar row kernel on each run's rows.
+void scalar_q4k_four_runs(const quant::BlockQ4K* const (&starts)[4], std::size_t count, const quant::BlockQ8K* x,
+                          std::size_t blocks, float* const (&out)[4]) noexcept {
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (std::size_t i = 0; i < count; ++i)
+      out[r][i] = quant::kernels::dot_q4k_q8k_scalar(starts[r] + i * blocks, x, blocks);
+  }
+}
+
 TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
+  // Four runs of the rows and the rows past them (rows_by_walk), or one row after another: every
+  // row's result lands in its place, and nothing past the last.
   using Format = quant::detail::Q4KFormat;
   constexpr auto kRow = &quant::kernels::dot_q4k_q8k_scalar;
   const FormatTesting<Format> testing;
@@ -358,17 +384,17 @@ TEST(RowWalk, BothWalksGiveTheRowKernelsBits) {
   const auto x = testing.random_activations(length, 5);
   for (const std::size_t rows : {1u, 3u, 4u, 5u, 8u, 9u, 13u, 18u}) {
     const auto w = testing.random_weights(rows * length, rows);
-    std::vector<float> in_runs(rows + 1, kSentinel);
-    std::vector<float> in_order(rows + 1, kSentinel);
-    quant::detail::each_row_in_runs<Format, kRow>(w.data(), rows, x.data(), length, in_runs.data());
-    quant::detail::each_row<Format, kRow>(w.data(), rows, x.data(), length, in_order.data());
-    for (std::size_t r = 0; r < rows; ++r) {
-      const float single = kRow(w.data() + r * length, x.data(), length);
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(in_runs[r]), std::bit_cast<std::uint32_t>(single)) << rows << " " << r;
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(in_order[r]), std::bit_cast<std::uint32_t>(single)) << rows << " " << r;
+    for (const quant::detail::RowWalk walk :
+         {quant::detail::RowWalk::FourRuns, quant::detail::RowWalk::OneAfterAnother}) {
+      const quant::detail::RowWalkPin pin(walk);
+      std::vector<float> out(rows + 1, kSentinel);
+      quant::detail::rows_by_walk<Format, kRow, &scalar_q4k_four_runs>(w.data(), rows, x.data(), length, out.data());
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float single = kRow(w.data() + r * length, x.data(), length);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(out[r]), std::bit_cast<std::uint32_t>(single)) << rows << " " << r;
+      }
+      EXPECT_EQ(out[rows], kSentinel);
     }
-    EXPECT_EQ(in_runs[rows], kSentinel);
-    EXPECT_EQ(in_order[rows], kSentinel);
   }
 }
 

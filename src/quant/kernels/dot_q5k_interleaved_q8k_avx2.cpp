@@ -10,6 +10,12 @@ float dot_q5k_interleaved_q8k_avx2(const BlockQ5KInterleaved* w, const BlockQ8KI
   return dot_scale_min_q8k(w, x, blocks);
 }
 
+void dot_q5k_interleaved_q8k_four_runs_avx2(const BlockQ5KInterleaved* const (&starts)[4], std::size_t count,
+                                            const BlockQ8KInterleaved* x, std::size_t blocks,
+                                            float* const (&out)[4]) noexcept {
+  four_runs_scale_min_q8k(starts, count, x, blocks, out);
+}
+
 void gemm_q5k_interleaved_q8k_avx2(const BlockQ5KInterleaved* w, std::size_t rows, const BlockQ8KInterleaved* x,
                                    std::size_t tokens, std::size_t blocks, float* out,
                                    std::size_t out_stride) noexcept {

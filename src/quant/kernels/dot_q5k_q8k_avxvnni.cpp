@@ -9,6 +9,11 @@ float dot_q5k_q8k_avxvnni(const BlockQ5K* w, const BlockQ8K* x, std::size_t bloc
   return dot_scale_min_q8k(w, x, blocks);
 }
 
+void dot_q5k_q8k_four_runs_avxvnni(const BlockQ5K* const (&starts)[4], std::size_t count, const BlockQ8K* x,
+                                   std::size_t blocks, float* const (&out)[4]) noexcept {
+  four_runs_scale_min_q8k(starts, count, x, blocks, out);
+}
+
 void gemm_q5k_q8k_avxvnni(const BlockQ5K* w, std::size_t rows, const BlockQ8K* x, std::size_t tokens, std::size_t blocks,
                           float* out, std::size_t out_stride) noexcept {
   gemm_scale_min_q8k(w, rows, x, tokens, blocks, out, out_stride);

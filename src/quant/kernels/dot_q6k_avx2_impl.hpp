@@ -19,9 +19,9 @@
 #include <type_traits>
 
 #include "brick/quant/weight_layout.hpp"
-
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 #include "quant/kernels/fp16_words.hpp"
+#include "quant/kernels/row_lockstep.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -134,11 +134,15 @@ inline void unpack_lane_weights(const Block& w, Avx2LaneWeights& out) {
   out.dmin = 0.0f;
 }
 
+// A row of the row kernel (row_lockstep.hpp), four blocks at a time, then the last ones.
 template <class Block>
-inline float dot_q6k_row(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
-  __m128 acc = _mm_setzero_ps();
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
+class Q6KRow {
+ public:
+  Q6KRow(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) : w_(w), x_(x), blocks_(blocks) {}
+
+  void group(std::size_t b) {
+    const Block* const w = w_;
+    const Q8KBlockFor<Block>* const x = x_;
     prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
     // One statement per block, in ascending address order: the hardware prefetchers follow an
     // ascending stream (as function arguments the blocks were evaluated last to first).
@@ -151,18 +155,38 @@ inline float dot_q6k_row(const Block* w, const Q8KBlockFor<Block>* x, std::size_
                                 _mm_setr_ps(x[b].d, x[b + 1].d, x[b + 2].d, x[b + 3].d));
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    acc = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
+    acc_ = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc_);
   }
-  if (b < blocks) {
-    __m256i sums[4] = {};
-    alignas(16) float d[4] = {};
-    for (std::size_t i = 0; b + i < blocks; ++i) {
-      sums[i] = block_sum(w[b + i], x[b + i]);
-      d[i] = scale(w[b + i], x[b + i]);
+
+  float finish(std::size_t b) {
+    if (b < blocks_) {
+      __m256i sums[4] = {};
+      alignas(16) float d[4] = {};
+      for (std::size_t i = 0; b + i < blocks_; ++i) {
+        sums[i] = block_sum(w_[b + i], x_[b + i]);
+        d[i] = scale(w_[b + i], x_[b + i]);
+      }
+      acc_ = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc_);
     }
-    acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc);
+    return horizontal_sum(acc_);
   }
-  return horizontal_sum(acc);
+
+ private:
+  const Block* w_;
+  const Q8KBlockFor<Block>* x_;
+  std::size_t blocks_;
+  __m128 acc_ = _mm_setzero_ps();
+};
+
+template <class Block>
+inline float dot_q6k_row(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
+  return walk_row<Q6KRow<Block>>(w, x, blocks);
+}
+
+template <class Block>
+inline void four_runs_q6k(const Block* const (&starts)[4], std::size_t count, const Q8KBlockFor<Block>* x,
+                          std::size_t blocks, float* const (&out)[4]) {
+  four_runs_in_lockstep<Q6KRow<Block>>(starts, count, x, blocks, out);
 }
 
 template <class Block>

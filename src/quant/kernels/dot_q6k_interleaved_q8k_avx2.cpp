@@ -10,6 +10,12 @@ float dot_q6k_interleaved_q8k_avx2(const BlockQ6KInterleaved* w, const BlockQ8KI
   return dot_q6k_row(w, x, blocks);
 }
 
+void dot_q6k_interleaved_q8k_four_runs_avx2(const BlockQ6KInterleaved* const (&starts)[4], std::size_t count,
+                                            const BlockQ8KInterleaved* x, std::size_t blocks,
+                                            float* const (&out)[4]) noexcept {
+  four_runs_q6k(starts, count, x, blocks, out);
+}
+
 void gemm_q6k_interleaved_q8k_avx2(const BlockQ6KInterleaved* w, std::size_t rows, const BlockQ8KInterleaved* x,
                                    std::size_t tokens, std::size_t blocks, float* out,
                                    std::size_t out_stride) noexcept {

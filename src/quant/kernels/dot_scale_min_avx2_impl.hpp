@@ -18,6 +18,7 @@
 #include "core/simd_avx2.hpp"
 #include "quant/kernels/dot_kquant_gemm_avx2_impl.hpp"
 #include "quant/kernels/fp16_words.hpp"
+#include "quant/kernels/row_lockstep.hpp"
 #include "quant/kernels/weight_prefetch.hpp"
 
 namespace brick::quant::kernels {
@@ -234,32 +235,6 @@ inline __m256 four_block_scales(const Block* w, const Q8KBlockFor<Block>* x) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_mul_ps(d, dx)), minus_mins, 1);
 }
 
-// The row kernel's walk: whole groups of four blocks, whose sums come from sums.group(b, out[4])
-// (no loop over the group, so that its sums and scales stay in registers), then the last blocks
-// one at a time from sums.one(b), their float scales as four_block_scales() computes them.
-template <class Block, class Sums>
-inline float dot_in_groups_of_four(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks, Sums& sums) {
-  __m256 acc = _mm256_setzero_ps();
-  std::size_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
-    BlockSums group[4];
-    sums.group(b, group);
-    acc = _mm256_fmadd_ps(four_block_scales(w + b, x + b), _mm256_cvtepi32_ps(lane_sums(group)), acc);
-  }
-  if (b < blocks) {
-    BlockSums group[4];
-    alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
-    for (std::size_t i = 0; b + i < blocks; ++i) {
-      group[i] = sums.one(b + i);
-      scales[i] = _cvtsh_ss(w[b + i].d) * x[b + i].d;
-      scales[4 + i] = -(_cvtsh_ss(w[b + i].dmin) * x[b + i].d);
-    }
-    acc = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(group)), acc);
-  }
-  return simd::horizontal_sum(acc);
-}
-
 // The sums of plain blocks. The scales of each group of four blocks are prepared one group ahead,
 // into the buffer the group before used: stored in one iteration and loaded in the next, they stay
 // in memory (prepared and used in one iteration, the compiler forwards the stores into shuffles).
@@ -302,17 +277,66 @@ struct InterleavedSums {
   BlockSums one(std::size_t b) const { return interleaved_block_sums(w[b], x[b]); }
 };
 
-// The row kernel, for plain blocks against Q8_K and interleaved blocks against interleaved Q8_K:
-// on the same values both give the same bits.
+// A row of the row kernel (row_lockstep.hpp): whole groups of four blocks, whose sums come from
+// sums.group(b, out[4]) (no loop over the group, so that its sums and scales stay in registers),
+// then the last blocks one at a time from sums.one(b), their float scales as four_block_scales()
+// computes them. Plain blocks against Q8_K and interleaved blocks against interleaved Q8_K give the
+// same bits on the same values.
+template <class Block>
+class ScaleMinRow {
+ public:
+  ScaleMinRow(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks)
+      : w_(w), x_(x), blocks_(blocks), sums_(make_sums(w, x, blocks)) {}
+  ScaleMinRow(const ScaleMinRow&) = delete;  // plain blocks' sums point into themselves
+  ScaleMinRow& operator=(const ScaleMinRow&) = delete;
+
+  void group(std::size_t b) {
+    prefetch_weights_ahead<4 * sizeof(Block)>(w_ + b);
+    BlockSums group[4];
+    sums_.group(b, group);
+    acc_ = _mm256_fmadd_ps(four_block_scales(w_ + b, x_ + b), _mm256_cvtepi32_ps(lane_sums(group)), acc_);
+  }
+
+  float finish(std::size_t b) {
+    if (b < blocks_) {
+      BlockSums group[4];
+      alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
+      for (std::size_t i = 0; b + i < blocks_; ++i) {
+        group[i] = sums_.one(b + i);
+        scales[i] = _cvtsh_ss(w_[b + i].d) * x_[b + i].d;
+        scales[4 + i] = -(_cvtsh_ss(w_[b + i].dmin) * x_[b + i].d);
+      }
+      acc_ = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(group)), acc_);
+    }
+    return simd::horizontal_sum(acc_);
+  }
+
+ private:
+  using Sums = std::conditional_t<kInterleavedBlock<Block>, InterleavedSums<Block>, PlainSums<Block>>;
+  static Sums make_sums(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
+    if constexpr (kInterleavedBlock<Block>) {
+      return Sums{w, x};
+    } else {
+      return Sums(w, x, blocks);
+    }
+  }
+
+  const Block* w_;
+  const Q8KBlockFor<Block>* x_;
+  std::size_t blocks_;
+  Sums sums_;
+  __m256 acc_ = _mm256_setzero_ps();
+};
+
 template <class Block>
 inline float dot_scale_min_q8k(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) {
-  if constexpr (kInterleavedBlock<Block>) {
-    InterleavedSums<Block> sums{w, x};
-    return dot_in_groups_of_four(w, x, blocks, sums);
-  } else {
-    PlainSums<Block> sums(w, x, blocks);
-    return dot_in_groups_of_four(w, x, blocks, sums);
-  }
+  return walk_row<ScaleMinRow<Block>>(w, x, blocks);
+}
+
+template <class Block>
+inline void four_runs_scale_min_q8k(const Block* const (&starts)[4], std::size_t count, const Q8KBlockFor<Block>* x,
+                                    std::size_t blocks, float* const (&out)[4]) {
+  four_runs_in_lockstep<ScaleMinRow<Block>>(starts, count, x, blocks, out);
 }
 
 }  // namespace

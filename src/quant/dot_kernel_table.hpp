@@ -66,11 +66,12 @@ void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const type
     each_row<Format, kRow>(w, rows, x, blocks, out);
     return;
   }
-  const std::size_t run = lockstep_run(rows, 4);
-  const typename Format::Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
-  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
-  kFourRuns(starts, run, x, blocks, outs);
-  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = kRow(w + r * blocks, x, blocks);
+  in_four_runs(
+      w, rows, blocks, out,
+      [&](const typename Format::Weight* const(&starts)[4], std::size_t run, float* const(&outs)[4]) {
+        kFourRuns(starts, run, x, blocks, outs);
+      },
+      [&](const typename Format::Weight* row) { return kRow(row, x, blocks); });
 }
 
 // The four-runs kernel of a format whose kernel file has a rows kernel but no lockstep kernel.

@@ -16,4 +16,17 @@ constexpr std::size_t lockstep_run(std::size_t rows, std::size_t runs) noexcept 
   return run % 2 == 0 && run > 0 ? run - 1 : run;
 }
 
+// A matrix's rows (`rows` of `blocks` blocks from w, results to out) as four runs of
+// lockstep_run(rows, 4) rows, given to four_runs(starts, run, outs) to walk side by side, then the
+// rows past them one at a time, out[r] = row(w + r * blocks).
+template <class Weight, class FourRuns, class Row>
+inline void in_four_runs(const Weight* w, std::size_t rows, std::size_t blocks, float* out, FourRuns&& four_runs,
+                         Row&& row) {
+  const std::size_t run = lockstep_run(rows, 4);
+  const Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
+  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
+  four_runs(starts, run, outs);
+  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = row(w + r * blocks);
+}
+
 }  // namespace brick::quant::detail

@@ -140,11 +140,12 @@ template <class Block, class Dot>
 template <class Block, class Dot>
 inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x,
                                  std::size_t blocks, float* out) {
-  const std::size_t run = detail::lockstep_run(rows, 4);
-  const Block* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
-  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
-  dot_four_runs(dot, starts, run, x, blocks, outs);
-  for (std::size_t r = run * 4; r < rows; ++r) out[r] = dot_one_row(dot, w + r * blocks, x, blocks);
+  detail::in_four_runs(
+      w, rows, blocks, out,
+      [&](const Block* const(&starts)[4], std::size_t run, float* const(&outs)[4]) {
+        dot_four_runs(dot, starts, run, x, blocks, outs);
+      },
+      [&](const Block* row) { return dot_one_row(dot, row, x, blocks); });
 }
 
 // The rows kernel: row_walk()'s walk (quant/row_walk.hpp). In lockstep (FourRuns), or one row after

@@ -45,11 +45,12 @@ inline void dot_four_runs_side_by_side(const Kernel& kernel, const Weight* const
 template <class Kernel, class Weight, class Activation>
 inline void dot_rows_in_four_runs(const Kernel& kernel, const Weight* w, std::size_t rows,
                                   const Activation* x, std::size_t blocks, float* out) {
-  const std::size_t run = detail::lockstep_run(rows, 4);
-  const Weight* const starts[4] = {w, w + run * blocks, w + 2 * run * blocks, w + 3 * run * blocks};
-  float* const outs[4] = {out, out + run, out + 2 * run, out + 3 * run};
-  dot_four_runs_side_by_side(kernel, starts, run, x, blocks, outs);
-  for (std::size_t r = 4 * run; r < rows; ++r) out[r] = dot_row(kernel, w + r * blocks, x, blocks);
+  detail::in_four_runs(
+      w, rows, blocks, out,
+      [&](const Weight* const(&starts)[4], std::size_t run, float* const(&outs)[4]) {
+        dot_four_runs_side_by_side(kernel, starts, run, x, blocks, outs);
+      },
+      [&](const Weight* row) { return dot_row(kernel, row, x, blocks); });
 }
 
 }  // namespace

@@ -11,13 +11,14 @@
 // an Intel Xeon the AVX-512 k-quant 14336x4096 mat-vecs ran 1.09-1.21x as fast in four runs (Q6_K
 // level), the fused QKV 1.09-1.10x and the gate-up op 1.24-1.27x; the AVX2 interleaved ones, a row
 // of each run in turn, ran level with one row after another, and in lockstep 1.12-1.24x as fast
-// (Q4_K, Q5_K; Q6_K 1.00-1.13x), the fused ops 1.11-1.18x. On AMD Zen 3 (against a row of each run
-// in turn) one row after another was
-// as fast or up to 1.4x as fast (the Q5_K mat-vec; the fused QKV and gate-up 1.1-1.3x), and on Zen
-// 5 (AVX2) the mat-vecs took 0.75-0.87x the time at 1 thread and 0.49-0.72x at 2, the fused QKV
-// 0.74-0.84x and the gate-up op 0.81-0.86x, reading 90-95% of the read probe; there the AVX-512
-// mat-vecs took 0.85-0.99x the time (bench/RESULTS.md). So the walk follows the CPU's vendor. Each
-// row's result is the row kernel's in either walk.
+// (Q4_K, Q5_K; Q6_K 1.00-1.13x), the fused ops 1.11-1.18x. On AMD Zen 3 (against a row of each
+// run in turn) one row after another was as fast or up to 1.4x as fast (the Q5_K mat-vec; the fused
+// QKV and gate-up 1.1-1.3x), and on Zen 5 (AVX2) the mat-vecs took 0.75-0.87x the time at 1 thread
+// and 0.49-0.72x at 2, the fused QKV 0.74-0.84x and the gate-up op 0.81-0.86x, reading 90-95% of
+// the read probe; there the AVX-512 mat-vecs took 0.85-0.99x the time, and against the AVX2
+// lockstep walk the AVX2 and AVX-VNNI mat-vecs ran 1.06-1.32x as fast at 1 thread and 1.26-2.77x at
+// 2 (bench/RESULTS.md). So the walk follows the CPU's vendor. Each row's result is the row
+// kernel's in either walk.
 #include <cstddef>
 #include <string_view>
 

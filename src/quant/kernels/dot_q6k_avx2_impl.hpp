@@ -140,7 +140,9 @@ class Q6KRow {
  public:
   Q6KRow(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks) : w_(w), x_(x), blocks_(blocks) {}
 
-  void group(std::size_t b) {
+  using Acc = __m128;
+
+  Acc group(std::size_t b, Acc acc) {
     const Block* const w = w_;
     const Q8KBlockFor<Block>* const x = x_;
     prefetch_weights_ahead<4 * sizeof(Block)>(w + b);
@@ -155,10 +157,10 @@ class Q6KRow {
                                 _mm_setr_ps(x[b].d, x[b + 1].d, x[b + 2].d, x[b + 3].d));
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    acc_ = _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc_);
+    return _mm_fmadd_ps(d, _mm_cvtepi32_ps(sums), acc);
   }
 
-  float finish(std::size_t b) {
+  float finish(std::size_t b, Acc acc) {
     if (b < blocks_) {
       __m256i sums[4] = {};
       alignas(16) float d[4] = {};
@@ -166,16 +168,15 @@ class Q6KRow {
         sums[i] = block_sum(w_[b + i], x_[b + i]);
         d[i] = scale(w_[b + i], x_[b + i]);
       }
-      acc_ = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc_);
+      acc = _mm_fmadd_ps(_mm_load_ps(d), _mm_cvtepi32_ps(lane_sums(sums[0], sums[1], sums[2], sums[3])), acc);
     }
-    return horizontal_sum(acc_);
+    return horizontal_sum(acc);
   }
 
  private:
   const Block* w_;
   const Q8KBlockFor<Block>* x_;
   std::size_t blocks_;
-  __m128 acc_ = _mm_setzero_ps();
 };
 
 template <class Block>

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "brick/quant/kquants.hpp"
 #include "brick/quant/weight_layout.hpp"
@@ -244,22 +243,23 @@ struct PlainSums {
   const BlockQ8K* x;
   std::size_t blocks;
   BlockScales buffers[2][4];
-  BlockScales* now = buffers[0];
-  BlockScales* next = buffers[1];
+  std::size_t now = 0;  // buffers[now]: this group's scales
 
   PlainSums(const Block* weights, const BlockQ8K* activations, std::size_t count)
       : w(weights), x(activations), blocks(count) {
-    for (std::size_t i = 0; i < 4 && i < blocks; ++i) prepare_scales(w[i].scales, now[i]);
+    for (std::size_t i = 0; i < 4 && i < blocks; ++i) prepare_scales(w[i].scales, buffers[0][i]);
   }
   void group(std::size_t b, BlockSums (&out)[4]) {
-    out[0] = block_sums(w[b], now[0], x[b]);
-    out[1] = block_sums(w[b + 1], now[1], x[b + 1]);
-    out[2] = block_sums(w[b + 2], now[2], x[b + 2]);
-    out[3] = block_sums(w[b + 3], now[3], x[b + 3]);
+    const BlockScales* scales = buffers[now];
+    out[0] = block_sums(w[b], scales[0], x[b]);
+    out[1] = block_sums(w[b + 1], scales[1], x[b + 1]);
+    out[2] = block_sums(w[b + 2], scales[2], x[b + 2]);
+    out[3] = block_sums(w[b + 3], scales[3], x[b + 3]);
+    BlockScales* next = buffers[now ^ 1];
     for (std::size_t i = 0; i < 4 && b + 4 + i < blocks; ++i) prepare_scales(w[b + 4 + i].scales, next[i]);
-    std::swap(now, next);
+    now ^= 1;
   }
-  BlockSums one(std::size_t b) const { return block_sums(w[b], now[b % 4], x[b]); }
+  BlockSums one(std::size_t b) const { return block_sums(w[b], buffers[now][b % 4], x[b]); }
 };
 
 // The sums of interleaved blocks, whose scales are loaded as they are stored.
@@ -287,17 +287,17 @@ class ScaleMinRow {
  public:
   ScaleMinRow(const Block* w, const Q8KBlockFor<Block>* x, std::size_t blocks)
       : w_(w), x_(x), blocks_(blocks), sums_(make_sums(w, x, blocks)) {}
-  ScaleMinRow(const ScaleMinRow&) = delete;  // plain blocks' sums point into themselves
-  ScaleMinRow& operator=(const ScaleMinRow&) = delete;
 
-  void group(std::size_t b) {
+  using Acc = __m256;
+
+  Acc group(std::size_t b, Acc acc) {
     prefetch_weights_ahead<4 * sizeof(Block)>(w_ + b);
     BlockSums group[4];
     sums_.group(b, group);
-    acc_ = _mm256_fmadd_ps(four_block_scales(w_ + b, x_ + b), _mm256_cvtepi32_ps(lane_sums(group)), acc_);
+    return _mm256_fmadd_ps(four_block_scales(w_ + b, x_ + b), _mm256_cvtepi32_ps(lane_sums(group)), acc);
   }
 
-  float finish(std::size_t b) {
+  float finish(std::size_t b, Acc acc) {
     if (b < blocks_) {
       BlockSums group[4];
       alignas(32) float scales[8] = {};  // d of blocks 0-3, then -dmin; zeros past the last block
@@ -306,9 +306,9 @@ class ScaleMinRow {
         scales[i] = _cvtsh_ss(w_[b + i].d) * x_[b + i].d;
         scales[4 + i] = -(_cvtsh_ss(w_[b + i].dmin) * x_[b + i].d);
       }
-      acc_ = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(group)), acc_);
+      acc = _mm256_fmadd_ps(_mm256_load_ps(scales), _mm256_cvtepi32_ps(lane_sums(group)), acc);
     }
-    return simd::horizontal_sum(acc_);
+    return simd::horizontal_sum(acc);
   }
 
  private:
@@ -325,7 +325,6 @@ class ScaleMinRow {
   const Q8KBlockFor<Block>* x_;
   std::size_t blocks_;
   Sums sums_;
-  __m256 acc_ = _mm256_setzero_ps();
 };
 
 template <class Block>

@@ -58,11 +58,12 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
 }
 
 // The rows kernel of a RowLockstepGemm file: four runs of the rows by the four-runs kernel (then
-// the rows past them one at a time) where walks_in_four_runs() says so, else one row after another.
+// the rows past them one at a time) where walks_in_four_runs() says so (one row after another for
+// rows that fit in L2), else one row after another.
 template <class Format, auto kRow, auto kFourRuns>
 void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
                   std::size_t blocks, float* out) noexcept {
-  if (!walks_in_four_runs(rows * blocks * sizeof(typename Format::Weight))) {
+  if (!walks_in_four_runs(rows * blocks * sizeof(typename Format::Weight), RowWalk::OneAfterAnother)) {
     each_row<Format, kRow>(w, rows, x, blocks, out);
     return;
   }

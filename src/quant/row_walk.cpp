@@ -22,10 +22,10 @@ RowWalk row_walk() noexcept {
   return pin == kUnpinned ? cpu_walk : static_cast<RowWalk>(pin);
 }
 
-bool walks_in_four_runs(std::size_t bytes) noexcept {
+bool walks_in_four_runs(std::size_t bytes, RowWalk below) noexcept {
   const int pin = pinned.load(std::memory_order_relaxed);
   if (pin != kUnpinned) return static_cast<RowWalk>(pin) == RowWalk::FourRuns;
-  return row_walk() == RowWalk::FourRuns && bytes >= kFourRunsMinBytes;
+  return (bytes >= kFourRunsMinBytes ? row_walk() : below) == RowWalk::FourRuns;
 }
 
 RowWalkPin::RowWalkPin(RowWalk walk) noexcept

@@ -33,15 +33,18 @@ RowWalk row_walk_for(std::string_view vendor) noexcept;
 // holds.
 RowWalk row_walk() noexcept;
 
-// The rows kernels of the RowLockstepGemm files walk four runs (in lockstep) only over rows of at
-// least this many bytes, a thread's share of a mat-vec: on an Intel Xeon their 14336x4096 mat-vecs
-// from DRAM ran 1.10-1.25x as fast in lockstep as a row of each run in turn, and their rows in L2
-// (128 rows, 0.3-0.4 MB) 0.71-0.89x as fast.
+// Rows of fewer bytes than this (a thread's share of a mat-vec) walk as their kernel family runs
+// them fastest from L2, whatever the CPU: the rows kernels of the RowLockstepGemm files one after
+// another (on an Intel Xeon their rows in L2, 128 rows of 0.3-0.4 MB, ran 0.71-0.89x as fast in
+// lockstep, where their 14336x4096 mat-vecs from DRAM ran 1.10-1.25x as fast), the AVX-512 k-quant
+// rows kernels in four runs (their four rows share each activation load; on Zen 5 their rows in L2
+// ran 0.76-0.91x as fast one after another). From this size on, row_walk().
 inline constexpr std::size_t kFourRunsMinBytes = std::size_t{1} << 20;
 
-// Whether a RowLockstepGemm rows kernel walks `bytes` of rows in four runs: what a pinned walk says
-// for any size; unpinned, row_walk() for rows of at least kFourRunsMinBytes.
-bool walks_in_four_runs(std::size_t bytes) noexcept;
+// Whether a rows kernel walks `bytes` of rows in four runs: what a pinned walk says for any size;
+// unpinned, row_walk() for rows of at least kFourRunsMinBytes, and `below` (the kernel family's
+// walk from L2) for fewer.
+bool walks_in_four_runs(std::size_t bytes, RowWalk below) noexcept;
 
 // Pins row_walk() to one walk while it lives, so that tests cover both walks on any CPU. Not for
 // use while another thread computes.

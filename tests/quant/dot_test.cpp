@@ -350,19 +350,22 @@ TEST(RowWalk, FollowsTheCpuVendorUnlessPinned) {
   EXPECT_EQ(quant::detail::row_walk(), cpu);
 }
 
-TEST(RowWalk, FourRunsOnlyOverRowsPastTheSizeUnlessPinned) {
+TEST(RowWalk, TheCpusWalkFromTheSizeOnTheFamilysWalkBelowItUnlessPinned) {
   using quant::detail::kFourRunsMinBytes;
   using quant::detail::RowWalk;
   using quant::detail::walks_in_four_runs;
   const bool cpu_four_runs = quant::detail::row_walk() == RowWalk::FourRuns;
-  EXPECT_FALSE(walks_in_four_runs(kFourRunsMinBytes - 1));
-  EXPECT_EQ(walks_in_four_runs(kFourRunsMinBytes), cpu_four_runs);
+  EXPECT_FALSE(walks_in_four_runs(kFourRunsMinBytes - 1, RowWalk::OneAfterAnother));
+  EXPECT_TRUE(walks_in_four_runs(kFourRunsMinBytes - 1, RowWalk::FourRuns));
+  EXPECT_EQ(walks_in_four_runs(kFourRunsMinBytes, RowWalk::OneAfterAnother), cpu_four_runs);
+  EXPECT_EQ(walks_in_four_runs(kFourRunsMinBytes, RowWalk::FourRuns), cpu_four_runs);
   {
     const quant::detail::RowWalkPin pin(RowWalk::FourRuns);
-    EXPECT_TRUE(walks_in_four_runs(1));
+    EXPECT_TRUE(walks_in_four_runs(1, RowWalk::OneAfterAnother));
   }
   const quant::detail::RowWalkPin pin(RowWalk::OneAfterAnother);
-  EXPECT_FALSE(walks_in_four_runs(100 * kFourRunsMinBytes));
+  EXPECT_FALSE(walks_in_four_runs(1, RowWalk::FourRuns));
+  EXPECT_FALSE(walks_in_four_runs(100 * kFourRunsMinBytes, RowWalk::FourRuns));
 }
 
 // A four-runs kernel for rows_by_walk() below: the scalar row kernel on each run's rows.

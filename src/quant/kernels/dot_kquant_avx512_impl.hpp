@@ -49,8 +49,12 @@ struct ActivationBlock {
 // together and have their scales gathered with vector loads.
 // With kPrefetch the row prefetches its weights ahead (weight_prefetch.hpp), for rows walked one
 // after another.
+// Always inlined, as are the Dots' group(): called, the row read the Dot's constants from memory,
+// and once the walk had a prefetching twin GCC called group() out of line in the Q4_K and Q5_K row
+// kernels (0.88-0.91x as fast hot on Zen 5) and in the plain AVX-512 Q6_K one.
 template <bool kPrefetch = false, class Block, class Dot>
-inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x, std::size_t blocks) {
+[[gnu::always_inline]] inline float dot_one_row(const Dot& dot, const Block* w, const BlockQ8K* x,
+                                                std::size_t blocks) {
   __m128 acc = _mm_setzero_ps();
   std::size_t b = 0;
   for (; b + 4 <= blocks; b += 4) {
@@ -148,14 +152,15 @@ inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t row
       [&](const Block* row) { return dot_one_row(dot, row, x, blocks); });
 }
 
-// The rows kernel: row_walk()'s walk (quant/row_walk.hpp). In lockstep (FourRuns), or one row after
-// another, each prefetching its weights 8 KiB ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model
-// 1.06-1.14x as fast at 1 thread and 1.13-1.18x at 2 (its rows of 2048 and 5632 values), and the
-// 14336x4096 mat-vecs took 0.85-0.99x the time at 1 thread, mixed at 2 (bench/RESULTS.md).
+// The rows kernel: walks_in_four_runs()'s walk (quant/row_walk.hpp), in lockstep for rows that fit
+// in L2. In lockstep (FourRuns), or one row after another, each prefetching its weights 8 KiB
+// ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model 1.06-1.14x as fast at 1 thread and
+// 1.13-1.18x at 2 (its rows of 2048 and 5632 values), and the 14336x4096 mat-vecs took 0.85-0.99x
+// the time at 1 thread, mixed at 2 (bench/RESULTS.md).
 template <class Block, class Dot>
 inline void dot_rows_by_walk(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                              float* out) {
-  if (detail::row_walk() == detail::RowWalk::FourRuns) {
+  if (detail::walks_in_four_runs(rows * blocks * sizeof(Block), detail::RowWalk::FourRuns)) {
     dot_rows_in_lockstep(dot, w, rows, x, blocks, out);
     return;
   }
@@ -398,8 +403,8 @@ struct Q6KDot {
   static constexpr bool kRunsOutOfLine = false;  // see dot_four_runs
   Q6KConstants k;
 
-  // Four blocks of one row.
-  __m128 group(const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) const {
+  // Four blocks of one row. Always inlined (see dot_one_row).
+  [[gnu::always_inline]] __m128 group(const BlockQ6K* w4, const BlockQ8K* x4, __m128 acc) const {
     // One statement per block: as arguments of one call they would be evaluated in an unspecified
     // order (GCC: last first), and reading the blocks backwards defeats the hardware prefetchers
     // when the weights stream from DRAM (the mat-vec ran 2.5x slower).
@@ -694,8 +699,9 @@ struct ScaleMinDot {
             _mm_cvtepi32_ps(block_totals(s0, s1, s2, s3)), _mm_cvtepi32_ps(min_totals(p01.mins, p23.mins))};
   }
 
-  // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel).
-  __m128 group(const Block* w4, const BlockQ8K* x4, __m128 acc) const {
+  // Four blocks of one row. One statement per block, in address order (see the Q6_K kernel). Always
+  // inlined (see dot_one_row).
+  [[gnu::always_inline]] __m128 group(const Block* w4, const BlockQ8K* x4, __m128 acc) const {
     const ActivationBlock y0(x4[0]);
     const ActivationBlock y1(x4[1]);
     const ActivationBlock y2(x4[2]);

@@ -58,8 +58,8 @@ void each_row(const typename Format::Weight* w, std::size_t rows, const typename
 }
 
 // The rows kernel of a RowLockstepGemm file: four runs of the rows by the four-runs kernel (then
-// the rows past them one at a time) where walks_in_four_runs() says so (never for rows that fit in
-// L2), else one row after another.
+// the rows past them one at a time) where walks_in_four_runs() says so (unpinned, never for rows
+// under kFourRunsMinBytes), else one row after another.
 template <class Format, auto kRow, auto kFourRuns>
 void rows_by_walk(const typename Format::Weight* w, std::size_t rows, const typename Format::Activation* x,
                   std::size_t blocks, float* out) noexcept {

@@ -152,11 +152,11 @@ inline void dot_rows_in_lockstep(const Dot& dot, const Block* w, std::size_t row
       [&](const Block* row) { return dot_one_row(dot, row, x, blocks); });
 }
 
-// The rows kernel: walks_in_four_runs()'s walk (quant/row_walk.hpp), in lockstep for rows that fit
-// in L2. In lockstep (FourRuns), or one row after another, each prefetching its weights 8 KiB
-// ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model 1.06-1.14x as fast at 1 thread and
-// 1.13-1.18x at 2 (its rows of 2048 and 5632 values), and the 14336x4096 mat-vecs took 0.85-0.99x
-// the time at 1 thread, mixed at 2 (bench/RESULTS.md).
+// The rows kernel: walks_in_four_runs()'s walk (quant/row_walk.hpp), unpinned in lockstep for rows
+// under kFourRunsMinBytes. In lockstep (FourRuns), or one row after another, each prefetching its
+// weights 8 KiB ahead: on Zen 5 that decoded a 1.83 GB Q4_K_M model 1.06-1.14x as fast at 1 thread
+// and 1.13-1.18x at 2 (its rows of 2048 and 5632 values), and the 14336x4096 mat-vecs took
+// 0.85-0.99x the time at 1 thread, mixed at 2 (bench/RESULTS.md).
 template <class Block, class Dot>
 inline void dot_rows_by_walk(const Dot& dot, const Block* w, std::size_t rows, const BlockQ8K* x, std::size_t blocks,
                              float* out) {

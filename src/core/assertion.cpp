@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -27,6 +28,21 @@ void record_violation(AssertionOutcome& outcome, std::size_t i, float value) noe
     outcome.first_bad_value = value;
   }
   ++outcome.violations;
+  outcome.passed = false;
+}
+
+// The values `bad` holds for, counted in a branch-free pass that the compiler vectorizes (the cheap
+// checks run on every call, over every output); the first of them is looked for only when there is
+// one.
+template <class Bad>
+void record_violations(std::span<const float> actual, AssertionOutcome& outcome, Bad bad) noexcept {
+  std::size_t count = 0;
+  for (const float x : actual) count += bad(x) ? 1 : 0;
+  if (count == 0) return;
+  const auto first = std::find_if(actual.begin(), actual.end(), bad);
+  outcome.first_bad_index = static_cast<std::size_t>(first - actual.begin());
+  outcome.first_bad_value = *first;
+  outcome.violations = count;
   outcome.passed = false;
 }
 
@@ -132,17 +148,12 @@ void check_equivalence(const Equivalence& eq, std::span<const float> actual,
 void check_bounds(const Bounds& bounds, std::span<const float> actual,
                   AssertionOutcome& outcome) noexcept {
   reset_numbers(outcome);
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    const float x = actual[i];
-    if (!(x >= bounds.min && x <= bounds.max)) record_violation(outcome, i, x);
-  }
+  record_violations(actual, outcome, [&](float x) { return !(x >= bounds.min && x <= bounds.max); });
 }
 
 void check_finite(std::span<const float> actual, AssertionOutcome& outcome) noexcept {
   reset_numbers(outcome);
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    if (!std::isfinite(actual[i])) record_violation(outcome, i, actual[i]);
-  }
+  record_violations(actual, outcome, [](float x) { return !(std::fabs(x) <= std::numeric_limits<float>::max()); });
 }
 
 void check_custom(const Custom& custom, std::span<const float> actual, AssertionOutcome& outcome) {

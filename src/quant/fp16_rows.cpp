@@ -28,6 +28,32 @@ void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out, Backend 
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_to_fp32(in[i]);
 }
 
+void fp16_to_fp32_rows(std::span<const fp16_t> in, std::size_t rows, std::size_t cols, std::size_t in_stride,
+                       std::span<float> out, Backend backend) {
+  if (in_stride < cols || (rows > 0 && in.size() < (rows - 1) * in_stride + cols) || out.size() != rows * cols) {
+    throw InvalidArgument(fmt::format(
+        "fp16_to_fp32_rows: {} rows of {} values {} apart need {} inputs and {} "
+        "outputs, and rows at least as far apart as they are long; got {} and {}",
+        rows, cols, in_stride, rows == 0 ? 0 : (rows - 1) * in_stride + cols, rows * cols, in.size(), out.size()));
+  }
+  const Backend chosen = resolve(backend);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const fp16_t* const row = in.data() + r * in_stride;
+    float* const to = out.data() + r * cols;
+    switch (chosen) {
+      case Backend::Avx512:
+        kernels::fp16_to_fp32_avx512(row, to, cols);
+        break;
+      case Backend::Avx2:
+        kernels::fp16_to_fp32_f16c(row, to, cols);
+        break;
+      case Backend::Auto:
+      case Backend::Scalar:
+        for (std::size_t i = 0; i < cols; ++i) to[i] = fp16_to_fp32(row[i]);
+    }
+  }
+}
+
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out, Backend backend) {
   require_same_size("fp32_to_fp16_row", in.size(), out.size());
   switch (resolve(backend)) {

@@ -151,6 +151,33 @@ TEST(Fp16Rows, RejectsMismatchedSizes) {
 
 // ggml converts the same way (its portable conversion, used by its reference quantizers), except
 // that it turns every NaN into one canonical NaN, so NaNs are compared as NaNs only.
+TEST(Fp16Rows, StridedRowsGiveEachRowsBitsOnEveryBackend) {
+  // Five rows of 37 halves (a masked tail on every backend), 50 apart: the gaps hold halves that
+  // must not be read into the output.
+  constexpr std::size_t kRows = 5, kCols = 37, kStride = 50;
+  const std::vector<fp16_t> halves = all_halves();
+  const std::span<const fp16_t> in = std::span(halves).subspan(1000, (kRows - 1) * kStride + kCols);
+  for (const Backend backend : supported_backends()) {
+    std::vector<float> out(kRows * kCols, -1.0f);
+    quant::fp16_to_fp32_rows(in, kRows, kCols, kStride, out, backend);
+    for (std::size_t r = 0; r < kRows; ++r) {
+      std::vector<float> row(kCols);
+      quant::fp16_to_fp32_row(in.subspan(r * kStride, kCols), row, Backend::Scalar);
+      EXPECT_EQ(first_bit_difference(std::span<const float>(out).subspan(r * kCols, kCols), row), -1)
+          << name(backend) << " row " << r;
+    }
+  }
+}
+
+TEST(Fp16Rows, StridedRowsRejectShortInputsOutputsAndOverlappingRows) {
+  const std::vector<fp16_t> halves(2 * 8 + 4);
+  std::vector<float> out(3 * 4);
+  EXPECT_NO_THROW(quant::fp16_to_fp32_rows(halves, 3, 4, 8, out));
+  EXPECT_THROW(quant::fp16_to_fp32_rows(std::span(halves).first(2 * 8 + 3), 3, 4, 8, out), InvalidArgument);
+  EXPECT_THROW(quant::fp16_to_fp32_rows(halves, 3, 4, 8, std::span(out).first(11)), InvalidArgument);
+  EXPECT_THROW(quant::fp16_to_fp32_rows(halves, 3, 4, 3, out), InvalidArgument);
+}
+
 TEST(Fp16Rows, AgreeWithGgml) {
   const GgmlOracle& oracle = GgmlOracle::load();
   const std::vector<fp16_t> halves = all_halves();

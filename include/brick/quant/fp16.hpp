@@ -76,6 +76,14 @@ void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out,
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out,
                       Backend backend = Backend::Auto);
 
+// `rows` rows of `cols` values spaced `in_stride` apart (row r starts at in[r * in_stride]) into
+// out back to back (row r at out[r * cols]), the bits of fp16_to_fp32_row on each row, the backend
+// resolved once for all of them: a strided view such as one kv head's keys in a cache whose cells
+// hold every head. InvalidArgument when in_stride < cols, in is shorter than the last row's end or
+// out does not hold rows * cols values.
+void fp16_to_fp32_rows(std::span<const fp16_t> in, std::size_t rows, std::size_t cols, std::size_t in_stride,
+                       std::span<float> out, Backend backend = Backend::Auto);
+
 // x as ggml-cpu converts it for F16 weights (ggml_cpu_fp32_to_fp16 on x86): fp32_to_fp16_row's bits
 // for the first in.size() - in.size() % 4 values (F16C, four or more at a time), and for the last
 // in.size() % 4 (its scalar tail) fp32_to_fp16_canonical_nan's. The two differ only for NaNs.

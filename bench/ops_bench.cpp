@@ -8,7 +8,8 @@
 // From build/release:
 //   bin/brick_ops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 //
-// Everything here is single-threaded. bytes_per_second counts bytes read plus written (OpCost).
+// Everything here is single-threaded but attention (model::AttentionOp, one decode step), which
+// runs on a pool of 1 and of 2 threads. bytes_per_second counts bytes read plus written (OpCost).
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "brick/core/backend.hpp"
+#include "brick/model/attention.hpp"
 #include "brick/ops/activation.hpp"
 #include "brick/ops/dot.hpp"
 #include "brick/ops/elementwise.hpp"
@@ -29,6 +31,8 @@
 #include "brick/ops/rms_norm.hpp"
 #include "brick/ops/rope.hpp"
 #include "brick/ops/softmax.hpp"
+#include "brick/runtime/batch/thread_pool.hpp"
+#include "brick/runtime/kv_cache/kv_cache.hpp"
 #include "support/ggml_oracle.hpp"
 #include "support/random_data.hpp"
 
@@ -36,6 +40,12 @@ namespace {
 
 using brick::Backend;
 namespace ops = brick::ops;
+namespace model = brick::model;
+using brick::KvCache;
+using brick::KvType;
+using brick::Placement;
+using brick::Pos;
+using brick::ThreadPool;
 
 constexpr std::size_t kHidden = 4096;
 constexpr std::size_t kFeedForward = 11008;
@@ -235,6 +245,49 @@ void register_float_ops(const Ggml& ggml) {
   }
 }
 
+// One token's attention (model::AttentionOp) against an F16 cache of `cells` cells, in the shape of
+// the 1.1B synthetic model brick_llama_cpp_bench runs (32 query heads over 4 kv heads of 64) and
+// of a 7B-class one with GQA (32 over 8 of 128): what a decode step spends per layer. The cache
+// holds 22 layers and the token reads one in the middle, so its keys and values come from beyond
+// L2 as in a decode. Threads 1 and 2 (the pool's); bytes are the op's cost (its KV read).
+void register_attention() {
+  struct Shape {
+    const char* name;
+    std::size_t heads, kv_heads, head_dim;
+  };
+  for (const Shape shape : {Shape{"32x4x64", 32, 4, 64}, Shape{"32x8x128", 32, 8, 128}}) {
+    for (const std::size_t cells : {512, 2048}) {
+      for (const std::size_t threads : {1, 2}) {
+        register_backends("attention_" + std::to_string(threads) + "t/" + shape.name, cells,
+                          [=](benchmark::State& state, Backend backend) {
+                            constexpr std::size_t kLayers = 22;
+                            KvCache cache({kLayers, cells, shape.kv_heads, shape.head_dim, KvType::F16});
+                            std::vector<Pos> positions(cells);
+                            for (std::size_t i = 0; i < cells; ++i) positions[i] = static_cast<Pos>(i);
+                            if (!cache.find_slot(0, positions, Placement::Contiguous)) {
+                              state.SkipWithError("no slot");
+                              return;
+                            }
+                            const std::size_t width = shape.kv_heads * shape.head_dim;
+                            const auto k = data(cells * width, 3);
+                            const auto v = data(cells * width, 4);
+                            std::vector<float> stored(2 * cells * width);
+                            model::KvWriteOp write(cache);
+                            for (std::size_t layer = 0; layer < kLayers; ++layer)
+                              write.run({k, v, layer, 0, cells}, stored, backend);
+                            ThreadPool pool(threads);
+                            const model::AttentionOp op(cache, {shape.heads, shape.kv_heads, shape.head_dim}, pool);
+                            const auto q = data(shape.heads * shape.head_dim, 5);
+                            const model::AttentionOp::Input input{q, kLayers / 2, cells, 1};
+                            std::vector<float> out(op.output_size(input));
+                            measure(state, op.cost(input).bytes, static_cast<double>(cells),
+                                    [&] { op.run(input, out, backend); });
+                          });
+      }
+    }
+  }
+}
+
 // Reading the 4096 x 4096 matvec's 64 MiB once: glibc's memchr for a byte that is not there
 // streams the buffer with its widest loads, a practical single-core read-bandwidth ceiling.
 void register_read_bandwidth() {
@@ -249,6 +302,7 @@ void register_read_bandwidth() {
 
 int main(int argc, char** argv) {
   register_float_ops(load_ggml());
+  register_attention();
   register_read_bandwidth();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

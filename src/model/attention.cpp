@@ -119,47 +119,20 @@ OpCost AttentionOp::cost(const Input& input) const noexcept {
   return OpCost{input.tokens, h * (4.0 * d + 5.0) * cells_read, kv_bytes + 8.0 * h * d * t};
 }
 
-// Every kv head's keys and values over the cells of a call, as floats, by kv head, a cell's d values
-// together: the scores of a query head are a mat-vec over its kv head's keys, its output a
-// transposed mat-vec over the values (ops::matvec_transposed). Filled at the
-// start of each call, on the calling thread's buffers (the layers run one after another) grown to
-// the longest context seen.
-struct AttentionOp::Staged {
-  std::vector<float> k, v;
-};
-
-AttentionOp::Staged& AttentionOp::calling_thread_staged() {
-  thread_local Staged buffers;
-  return buffers;
-}
-
-void AttentionOp::stage(std::size_t layer, Range cells, std::size_t n_cells, Backend backend) const {
+void AttentionOp::convert_kv_head(std::size_t layer, std::size_t kv_head, std::size_t n, bool key, std::span<float> out,
+                                  Backend backend) const {
   const std::size_t d = shape_.head_dim;
   const std::size_t width = cache_->shape().row_elements();  // every kv head's values of a cell
-  const std::size_t count = cells.size();
-  // The cells' rows read in one sequential pass (a cell's K row, then the next cell's, ...) into the
-  // worker's buffer, then spread out by kv head.
-  thread_local std::vector<float> rows;
-  rows.resize(count * width);
-  Staged& out = *staged_;
-  const auto spread = [&](std::vector<float>& staged) {
-    for (std::size_t c = 0; c < count; ++c) {
-      const float* row = rows.data() + c * width;
-      for (std::size_t h = 0; h < shape_.n_kv_head; ++h) {
-        std::copy_n(row + h * d, d, staged.begin() + static_cast<std::ptrdiff_t>((h * n_cells + cells.begin + c) * d));
-      }
+  const std::size_t first = kv_head * d;
+  if (is_f16(*cache_)) {
+    const auto all = key ? cache_->keys<std::uint16_t>(layer) : cache_->values<std::uint16_t>(layer);
+    quant::fp16_to_fp32_rows(all.subspan(first, (n - 1) * width + d), n, d, width, out.first(n * d), backend);
+  } else {
+    const auto all = key ? cache_->keys<float>(layer) : cache_->values<float>(layer);
+    for (std::size_t c = 0; c < n; ++c) {
+      std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(c * width + first), d,
+                  out.begin() + static_cast<std::ptrdiff_t>(c * d));
     }
-  };
-  for (const bool key : {true, false}) {
-    const std::size_t first = cells.begin * width;
-    if (is_f16(*cache_)) {
-      const auto half = key ? cache_->keys<std::uint16_t>(layer) : cache_->values<std::uint16_t>(layer);
-      quant::fp16_to_fp32_row(half.subspan(first, count * width), rows, backend);
-    } else {
-      const auto full = key ? cache_->keys<float>(layer) : cache_->values<float>(layer);
-      std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(first), count * width, rows.begin());
-    }
-    spread(key ? out.k : out.v);
   }
 }
 
@@ -183,32 +156,35 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
   const std::size_t tokens = input.tokens;
   const std::size_t stride = input.q.size() / tokens;
   const std::size_t group = shape_.n_head / shape_.n_kv_head;
-  Staged& buffers = calling_thread_staged();
-  const std::size_t staged_values = shape_.n_kv_head * input.cells * shape_.head_dim;
-  if (buffers.k.size() < staged_values) {
-    buffers.k.resize(staged_values);
-    buffers.v.resize(staged_values);
+  for (Scratch& s : scratch_) {
+    if (s.k.size() < input.cells * shape_.head_dim) {
+      s.k.resize(input.cells * shape_.head_dim);
+      s.v.resize(input.cells * shape_.head_dim);
+    }
   }
-  staged_ = &buffers;
-  pool_->parallel_for(input.cells, [&](Range cells, std::size_t) {
-    if (!cells.empty()) stage(input.layer, cells, input.cells, backend);
-  });
   // Pieces of work: a kv head and a chunk of tokens (all the heads of its group), or for a single
-  // token a kv head and one of its query heads.
+  // token a kv head and a chunk of its query heads, as many chunks as it takes to give every pool
+  // thread a piece. A piece converts its kv head's keys and values once for all its queries.
   constexpr std::size_t kTokensPerPiece = 16;
-  const std::size_t chunks = tokens == 1 ? group : (tokens + kTokensPerPiece - 1) / kTokensPerPiece;
+  const std::size_t head_chunks = std::min(group, (pool_->size() + shape_.n_kv_head - 1) / shape_.n_kv_head);
+  const std::size_t chunks = tokens == 1 ? head_chunks : (tokens + kTokensPerPiece - 1) / kTokensPerPiece;
   pool_->parallel_for(shape_.n_kv_head * chunks, [&](Range range, std::size_t slot) {
+    Scratch& s = scratch_[slot];
     for (std::size_t i = range.begin; i < range.end; ++i) {
       const std::size_t kv_head = i / chunks;
       const std::size_t chunk = i % chunks;
       const std::size_t first = tokens == 1 ? 0 : chunk * kTokensPerPiece;
       const std::size_t last = tokens == 1 ? 1 : std::min(tokens, first + kTokensPerPiece);
-      const std::size_t first_head = kv_head * group + (tokens == 1 ? chunk : 0);
-      const std::size_t heads = tokens == 1 ? 1 : group;
+      const std::size_t first_head = kv_head * group + (tokens == 1 ? chunk * group / chunks : 0);
+      const std::size_t end_head = kv_head * group + (tokens == 1 ? (chunk + 1) * group / chunks : group);
+      // The piece's last token attends to the most cells.
+      const std::size_t n = input.cells - tokens + last;
+      convert_kv_head(input.layer, kv_head, n, true, s.k, backend);
+      convert_kv_head(input.layer, kv_head, n, false, s.v, backend);
       for (std::size_t t = first; t < last; ++t) {
-        for (std::size_t head = first_head; head < first_head + heads; ++head) {
-          run_head(input.q.subspan(t * stride, width), input.cells, input.cells - tokens + 1 + t,
-                   out.subspan(t * width, width), head, backend, slot);
+        for (std::size_t head = first_head; head < end_head; ++head) {
+          run_head(input.q.subspan(t * stride, width), input.cells - tokens + 1 + t, out.subspan(t * width, width),
+                   head, backend, s);
         }
       }
     }
@@ -229,14 +205,11 @@ void AttentionOp::head_weights(std::span<const float> k, std::span<float> q,
   if (f16) round_to_f16(probs, half.first(n), backend);
 }
 
-void AttentionOp::run_head(std::span<const float> token_q, std::size_t cells, std::size_t n,
-                           std::span<float> out, std::size_t head, Backend backend,
-                           std::size_t thread) const {
+void AttentionOp::run_head(std::span<const float> token_q, std::size_t n, std::span<float> out, std::size_t head,
+                           Backend backend, Scratch& s) const {
   const std::size_t d = shape_.head_dim;
-  Scratch& s = scratch_[thread];
-  const std::size_t kv_head = head / (shape_.n_head / shape_.n_kv_head);
-  const std::span<const float> k = std::span(staged_->k).subspan(kv_head * cells * d, n * d);
-  const std::span<const float> v = std::span(staged_->v).subspan(kv_head * cells * d, n * d);
+  const std::span<const float> k = std::span(s.k).first(n * d);
+  const std::span<const float> v = std::span(s.v).first(n * d);
   const std::span<float> q(s.q);
   std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
   const std::span<float> probs = std::span(s.probs).first(n);
@@ -257,21 +230,10 @@ void AttentionOp::softmax_weights(const Input& input, std::size_t head, std::spa
         "and {} values",
         name(), head, n, weights.size(), shape_.n_head, n));
   }
-  // The kv head's keys of the cells, laid out as stage() lays them out for run().
-  const std::size_t kv_head = head / (shape_.n_head / shape_.n_kv_head);
+  // The kv head's keys of the cells, as run() converts them.
   k.resize(n * d);
   half.resize(std::max(n, d));
-  for (std::size_t c = 0; c < n; ++c) {
-    const auto cell = static_cast<CellIndex>(c);
-    const auto row = std::span(k).subspan(c * d, d);
-    if (is_f16(*cache_)) {
-      quant::fp16_to_fp32_row(
-          cache_->key_row<std::uint16_t>(input.layer, cell).subspan(kv_head * d, d), row, backend);
-    } else {
-      const auto keys = cache_->key_row<float>(input.layer, cell).subspan(kv_head * d, d);
-      std::copy(keys.begin(), keys.end(), row.begin());
-    }
-  }
+  convert_kv_head(input.layer, head / (shape_.n_head / shape_.n_kv_head), n, true, k, backend);
   const std::size_t stride = input.q.size() / input.tokens;
   const auto token_q = input.q.subspan((input.tokens - 1) * stride + head * d, d);
   q.assign(token_q.begin(), token_q.end());

@@ -104,30 +104,32 @@ class AttentionOp : public ops::OpIdentity {
 
  private:
   void require_valid(const Input& input, std::size_t outputs) const;
-  // p = softmax(K q / sqrt(d)) of one query head: K is n cells of d values (as staged), q is
-  // rounded in place and p too with an F16 cache; `half` holds at least max(n, d) values.
+  // p = softmax(K q / sqrt(d)) of one query head: K is n cells of d values (as convert_kv_head
+  // lays them out), q is rounded in place and p too with an F16 cache; `half` holds at least
+  // max(n, d) values.
   void head_weights(std::span<const float> k, std::span<float> q, std::span<float> scores,
                     std::span<float> probs, std::span<std::uint16_t> half, Backend backend) const;
-  // Converts the keys and values of `cells` (of the n_cells of this call) into the staging buffers,
-  // by kv head.
-  void stage(std::size_t layer, Range cells, std::size_t n_cells, Backend backend) const;
-  // One query head of one token against its staged kv head: the token's window is cells [0, n) of
-  // the `cells` staged.
-  void run_head(std::span<const float> q, std::size_t cells, std::size_t n, std::span<float> out,
-                std::size_t head, Backend backend, std::size_t thread) const;
+  // Per pool thread: one kv head's keys and values as floats, a cell's d values together (the
+  // scores of a query head are a mat-vec over the keys, its output a transposed mat-vec over the
+  // values, ops::matvec_transposed); one head's scores and probabilities and its rounded query.
+  struct Scratch {
+    std::vector<float> k, v;  // grown to the longest context seen
+    std::vector<float> scores, probs, q;
+    std::vector<std::uint16_t> half;  // F16 rounding of q or p
+  };
+  // The keys (or values) of kv head `kv_head` in cells [0, n) of `layer` into `out` as floats, n
+  // rows of head_dim: straight from the cache's strided rows, no copy of the other heads.
+  void convert_kv_head(std::size_t layer, std::size_t kv_head, std::size_t n, bool key, std::span<float> out,
+                       Backend backend) const;
+  // One query head of one token against its kv head converted into `s`: the token's window is
+  // cells [0, n).
+  void run_head(std::span<const float> q, std::size_t n, std::span<float> out, std::size_t head, Backend backend,
+                Scratch& s) const;
 
   const KvCache* cache_;
   AttentionShape shape_;
   ThreadPool* pool_;
-  // Per pool thread: one head's scores and probabilities and its rounded query.
-  struct Scratch {
-    std::vector<float> scores, probs, q;
-    std::vector<std::uint16_t> half;  // F16 rounding of q or p
-  };
   mutable std::vector<Scratch> scratch_;
-  struct Staged;
-  static Staged& calling_thread_staged();
-  mutable Staged* staged_ = nullptr;  // the calling thread's staging buffers, set per run
 };
 
 static_assert(BrickOp<KvWriteOp>);

@@ -250,39 +250,42 @@ void register_float_ops(const Ggml& ggml) {
 // of a 7B-class one with GQA (32 over 8 of 128): what a decode step spends per layer. The cache
 // holds 22 layers and the token reads one in the middle, so its keys and values come from beyond
 // L2 as in a decode. Threads 1 and 2 (the pool's); bytes are the op's cost (its KV read).
+struct AttentionShape {
+  const char* name;
+  std::size_t heads, kv_heads, head_dim;
+};
+
+void attention_step(benchmark::State& state, Backend backend, AttentionShape shape, std::size_t cells,
+                    std::size_t threads) {
+  constexpr std::size_t kLayers = 22;
+  KvCache cache({kLayers, cells, shape.kv_heads, shape.head_dim, KvType::F16});
+  std::vector<Pos> positions(cells);
+  for (std::size_t i = 0; i < cells; ++i) positions[i] = static_cast<Pos>(i);
+  if (!cache.find_slot(0, positions, Placement::Contiguous)) {
+    state.SkipWithError("no slot");
+    return;
+  }
+  const std::size_t width = shape.kv_heads * shape.head_dim;
+  const auto k = data(cells * width, 3);
+  const auto v = data(cells * width, 4);
+  std::vector<float> stored(2 * cells * width);
+  model::KvWriteOp write(cache);
+  for (std::size_t layer = 0; layer < kLayers; ++layer) write.run({k, v, layer, 0, cells}, stored, backend);
+  ThreadPool pool(threads);
+  const model::AttentionOp op(cache, {shape.heads, shape.kv_heads, shape.head_dim}, pool);
+  const auto q = data(shape.heads * shape.head_dim, 5);
+  const model::AttentionOp::Input input{q, kLayers / 2, cells, 1};
+  std::vector<float> out(op.output_size(input));
+  measure(state, op.cost(input).bytes, static_cast<double>(cells), [&] { op.run(input, out, backend); });
+}
+
 void register_attention() {
-  struct Shape {
-    const char* name;
-    std::size_t heads, kv_heads, head_dim;
-  };
-  for (const Shape shape : {Shape{"32x4x64", 32, 4, 64}, Shape{"32x8x128", 32, 8, 128}}) {
+  for (const AttentionShape shape : {AttentionShape{"32x4x64", 32, 4, 64}, AttentionShape{"32x8x128", 32, 8, 128}}) {
     for (const std::size_t cells : {512, 2048}) {
       for (const std::size_t threads : {1, 2}) {
-        register_backends("attention_" + std::to_string(threads) + "t/" + shape.name, cells,
-                          [=](benchmark::State& state, Backend backend) {
-                            constexpr std::size_t kLayers = 22;
-                            KvCache cache({kLayers, cells, shape.kv_heads, shape.head_dim, KvType::F16});
-                            std::vector<Pos> positions(cells);
-                            for (std::size_t i = 0; i < cells; ++i) positions[i] = static_cast<Pos>(i);
-                            if (!cache.find_slot(0, positions, Placement::Contiguous)) {
-                              state.SkipWithError("no slot");
-                              return;
-                            }
-                            const std::size_t width = shape.kv_heads * shape.head_dim;
-                            const auto k = data(cells * width, 3);
-                            const auto v = data(cells * width, 4);
-                            std::vector<float> stored(2 * cells * width);
-                            model::KvWriteOp write(cache);
-                            for (std::size_t layer = 0; layer < kLayers; ++layer)
-                              write.run({k, v, layer, 0, cells}, stored, backend);
-                            ThreadPool pool(threads);
-                            const model::AttentionOp op(cache, {shape.heads, shape.kv_heads, shape.head_dim}, pool);
-                            const auto q = data(shape.heads * shape.head_dim, 5);
-                            const model::AttentionOp::Input input{q, kLayers / 2, cells, 1};
-                            std::vector<float> out(op.output_size(input));
-                            measure(state, op.cost(input).bytes, static_cast<double>(cells),
-                                    [&] { op.run(input, out, backend); });
-                          });
+        register_backends(
+            "attention_" + std::to_string(threads) + "t/" + shape.name, cells,
+            [=](benchmark::State& state, Backend backend) { attention_step(state, backend, shape, cells, threads); });
       }
     }
   }

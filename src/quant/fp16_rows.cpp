@@ -15,17 +15,25 @@ void require_same_size(const char* function, std::size_t in, std::size_t out) {
   }
 }
 
+// n halves converted on a resolved backend: the one dispatch of fp16_to_fp32_row and _rows.
+void fp16_to_fp32_on(Backend resolved, const fp16_t* in, float* out, std::size_t n) noexcept {
+  switch (resolved) {
+    case Backend::Avx512:
+      return kernels::fp16_to_fp32_avx512(in, out, n);
+    case Backend::Avx2:
+      return kernels::fp16_to_fp32_f16c(in, out, n);
+    case Backend::Auto:
+    case Backend::Scalar:
+      break;
+  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = fp16_to_fp32(in[i]);
+}
+
 }  // namespace
 
 void fp16_to_fp32_row(std::span<const fp16_t> in, std::span<float> out, Backend backend) {
   require_same_size("fp16_to_fp32_row", in.size(), out.size());
-  switch (resolve(backend)) {
-    case Backend::Avx512: return kernels::fp16_to_fp32_avx512(in.data(), out.data(), in.size());
-    case Backend::Avx2: return kernels::fp16_to_fp32_f16c(in.data(), out.data(), in.size());
-    case Backend::Auto:
-    case Backend::Scalar: break;
-  }
-  for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_to_fp32(in[i]);
+  fp16_to_fp32_on(resolve(backend), in.data(), out.data(), in.size());
 }
 
 void fp16_to_fp32_rows(std::span<const fp16_t> in, std::size_t rows, std::size_t cols, std::size_t in_stride,
@@ -37,21 +45,8 @@ void fp16_to_fp32_rows(std::span<const fp16_t> in, std::size_t rows, std::size_t
         rows, cols, in_stride, rows == 0 ? 0 : (rows - 1) * in_stride + cols, rows * cols, in.size(), out.size()));
   }
   const Backend chosen = resolve(backend);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const fp16_t* const row = in.data() + r * in_stride;
-    float* const to = out.data() + r * cols;
-    switch (chosen) {
-      case Backend::Avx512:
-        kernels::fp16_to_fp32_avx512(row, to, cols);
-        break;
-      case Backend::Avx2:
-        kernels::fp16_to_fp32_f16c(row, to, cols);
-        break;
-      case Backend::Auto:
-      case Backend::Scalar:
-        for (std::size_t i = 0; i < cols; ++i) to[i] = fp16_to_fp32(row[i]);
-    }
-  }
+  for (std::size_t r = 0; r < rows; ++r)
+    fp16_to_fp32_on(chosen, in.data() + r * in_stride, out.data() + r * cols, cols);
 }
 
 void fp32_to_fp16_row(std::span<const float> in, std::span<fp16_t> out, Backend backend) {

@@ -101,7 +101,7 @@ AttentionOp::AttentionOp(const KvCache& cache, AttentionShape shape, ThreadPool&
   scratch_.resize(pool.size());
   for (Scratch& s : scratch_) {
     s.scores.resize(kv.n_cells);
-    s.probs.resize(kv.n_cells);
+    s.probs.resize(kv.n_cells * (shape.n_head / shape.n_kv_head));
     s.q.resize(shape.head_dim);
     s.half.resize(std::max(kv.n_cells, shape.head_dim));
   }
@@ -182,10 +182,8 @@ void AttentionOp::run(const Input& input, std::span<float> out, Backend backend)
       convert_kv_head(input.layer, kv_head, n, true, s.k, backend);
       convert_kv_head(input.layer, kv_head, n, false, s.v, backend);
       for (std::size_t t = first; t < last; ++t) {
-        for (std::size_t head = first_head; head < end_head; ++head) {
-          run_head(input.q.subspan(t * stride, width), input.cells - tokens + 1 + t, out.subspan(t * width, width),
-                   head, backend, s);
-        }
+        run_heads(input.q.subspan(t * stride, width), input.cells - tokens + 1 + t, out.subspan(t * width, width),
+                  first_head, end_head, backend, s);
       }
     }
   });
@@ -205,16 +203,19 @@ void AttentionOp::head_weights(std::span<const float> k, std::span<float> q,
   if (f16) round_to_f16(probs, half.first(n), backend);
 }
 
-void AttentionOp::run_head(std::span<const float> token_q, std::size_t n, std::span<float> out, std::size_t head,
-                           Backend backend, Scratch& s) const {
+void AttentionOp::run_heads(std::span<const float> token_q, std::size_t n, std::span<float> out, std::size_t first_head,
+                            std::size_t end_head, Backend backend, Scratch& s) const {
   const std::size_t d = shape_.head_dim;
+  const std::size_t heads = end_head - first_head;
   const std::span<const float> k = std::span(s.k).first(n * d);
   const std::span<const float> v = std::span(s.v).first(n * d);
   const std::span<float> q(s.q);
-  std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>(head * d), d, q.begin());
-  const std::span<float> probs = std::span(s.probs).first(n);
-  head_weights(k, q, std::span(s.scores).first(n), probs, s.half, backend);
-  ops::matvec_transposed(v, n, d, probs, out.subspan(head * d, d), backend);
+  const std::span<float> probs = std::span(s.probs).first(heads * n);
+  for (std::size_t h = 0; h < heads; ++h) {
+    std::copy_n(token_q.begin() + static_cast<std::ptrdiff_t>((first_head + h) * d), d, q.begin());
+    head_weights(k, q, std::span(s.scores).first(n), probs.subspan(h * n, n), s.half, backend);
+  }
+  ops::matvec_transposed_batch(v, n, d, probs, heads, out.subspan(first_head * d, heads * d), backend);
 }
 
 void AttentionOp::softmax_weights(const Input& input, std::size_t head, std::span<float> weights,

@@ -13,16 +13,14 @@
 namespace brick::ops {
 namespace {
 
-using MatvecKernel = void (*)(const float*, std::size_t, std::size_t, const float*,
-                              float*) noexcept;
+using MatvecKernel = void (*)(const float*, std::size_t, std::size_t, const float*, float*) noexcept;
+using TransposedKernel = void (*)(const float*, std::size_t, std::size_t, const float*, std::size_t, float*) noexcept;
 
-// The checks both products share, for `op`: a rows x cols matrix w, an input of `inputs` values
-// and an output of `outputs` (named as the dimension each must equal), y apart from w and x; then
-// the backend's kernel.
-void checked_product(const char* op, std::span<const float> w, std::size_t rows, std::size_t cols,
+// The checks the products share, for `op`: a rows x cols matrix w, an input of `inputs` values and
+// an output of `outputs` (named as the dimension each must equal), y apart from w and x.
+void require_product(const char* op, std::span<const float> w, std::size_t rows, std::size_t cols,
                      std::span<const float> x, const char* x_size, std::size_t inputs, std::span<float> y,
-                     const char* y_size, std::size_t outputs, Backend backend, MatvecKernel scalar,
-                     MatvecKernel avx2, MatvecKernel avx512) {
+                     const char* y_size, std::size_t outputs) {
   if (rows == 0 || cols == 0) {
     throw InvalidArgument(
         fmt::format("{}: the matrix is {} x {}; both dimensions must be positive", op, rows, cols));
@@ -35,22 +33,42 @@ void checked_product(const char* op, std::span<const float> w, std::size_t rows,
   detail::require_same_size(op, "y", y.size(), y_size, outputs);
   detail::require_disjoint(op, "y", y, "w", w);
   detail::require_disjoint(op, "y", y, "x", x);
-  detail::pick<MatvecKernel>(resolve(backend), scalar, avx2, avx512)(w.data(), rows, cols, x.data(), y.data());
+}
+
+void transposed_product(const char* op, std::span<const float> w, std::size_t rows, std::size_t cols,
+                        std::span<const float> x, std::size_t count, std::span<float> y, Backend backend) {
+  const bool one = count == 1;
+  if (count == 0 || rows > std::numeric_limits<std::size_t>::max() / count ||
+      cols > std::numeric_limits<std::size_t>::max() / count) {
+    throw InvalidArgument(
+        fmt::format("{}: {} rows of x and y of {} and {} values; expected a positive count "
+                    "whose rows fit in size_t",
+                    op, count, rows, cols));
+  }
+  require_product(op, w, rows, cols, x, one ? "rows" : "count x rows", count * rows, y, one ? "cols" : "count x cols",
+                  count * cols);
+  detail::pick<TransposedKernel>(resolve(backend), kernels::matvec_transposed_f32_scalar,
+                                 kernels::matvec_transposed_f32_avx2, kernels::matvec_transposed_f32_avx512)(
+      w.data(), rows, cols, x.data(), count, y.data());
 }
 
 }  // namespace
 
 void matvec(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
             std::span<float> y, Backend backend) {
-  checked_product("matvec", w, rows, cols, x, "cols", cols, y, "rows", rows, backend, kernels::matvec_f32_scalar,
-                  kernels::matvec_f32_avx2, kernels::matvec_f32_avx512);
+  require_product("matvec", w, rows, cols, x, "cols", cols, y, "rows", rows);
+  detail::pick<MatvecKernel>(resolve(backend), kernels::matvec_f32_scalar, kernels::matvec_f32_avx2,
+                             kernels::matvec_f32_avx512)(w.data(), rows, cols, x.data(), y.data());
 }
 
 void matvec_transposed(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
                        std::span<float> y, Backend backend) {
-  checked_product("matvec_transposed", w, rows, cols, x, "rows", rows, y, "cols", cols, backend,
-                  kernels::matvec_transposed_f32_scalar, kernels::matvec_transposed_f32_avx2,
-                  kernels::matvec_transposed_f32_avx512);
+  transposed_product("matvec_transposed", w, rows, cols, x, 1, y, backend);
+}
+
+void matvec_transposed_batch(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
+                             std::size_t count, std::span<float> y, Backend backend) {
+  transposed_product("matvec_transposed_batch", w, rows, cols, x, count, y, backend);
 }
 
 MatvecOp::MatvecOp(BrickId id, std::string label)

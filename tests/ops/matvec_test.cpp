@@ -29,8 +29,9 @@ TEST_P(MatvecTest, HandComputed) {
 }
 
 TEST_P(MatvecTest, EachRowIsExactlyThatBackendsDot) {
-  // Odd shapes: every row-block remainder (1..3 rows past a multiple of 4) and every column tail.
-  for (std::size_t rows : {1, 2, 3, 5, 6, 7, 17, 33}) {
+  // Odd shapes: whole blocks of 8 and 16 rows (summed together), the rows past them, and every
+  // column tail.
+  for (std::size_t rows : {1, 2, 3, 5, 6, 7, 8, 16, 17, 33, 64}) {
     for (std::size_t cols : brick::test::kAwkwardLengths) {
       const std::vector<float> w = brick::test::normal(rows * cols, rows + cols);
       const std::vector<float> x = brick::test::normal(cols, cols);
@@ -117,6 +118,42 @@ TEST_P(MatvecTest, TransposedBadArgumentsThrow) {
   EXPECT_THROW(matvec_transposed(w, 3, 4, std::span(x).first(2), y, backend()), InvalidArgument);
   EXPECT_THROW(matvec_transposed(w, 3, 4, x, std::span(y).first(3), backend()), InvalidArgument);
   EXPECT_THROW(matvec_transposed(w, 3, 4, x, std::span(w).first(4), backend()), InvalidArgument);  // y aliases w
+}
+
+TEST_P(MatvecTest, TransposedBatchRowsAreExactlyThatBackendsTransposedMatvec) {
+  // Pairs of x rows share w's loads, the last of an odd count goes alone; every column tail.
+  for (std::size_t count : {1, 2, 3, 5, 8}) {
+    for (std::size_t rows : {1, 7, 64, 130}) {
+      for (std::size_t cols : brick::test::kAwkwardLengths) {
+        const std::vector<float> w = brick::test::normal(rows * cols, rows + 5 * cols);
+        const std::vector<float> x = brick::test::normal(count * rows, count + rows, 0.0f, 0.1f);
+        std::vector<float> y(count * cols + 1, -7.0f);  // the sentinel past the end must stay
+        matvec_transposed_batch(w, rows, cols, x, count, std::span(y).first(count * cols), backend());
+        std::vector<float> expected(cols);
+        for (std::size_t i = 0; i < count; ++i) {
+          matvec_transposed(w, rows, cols, std::span(x).subspan(i * rows, rows), expected, backend());
+          for (std::size_t c = 0; c < cols; ++c) {
+            ASSERT_EQ(y[i * cols + c], expected[c])
+                << count << " rows of " << rows << " x " << cols << ", row " << i << " column " << c;
+          }
+        }
+        ASSERT_EQ(y[count * cols], -7.0f) << count << " rows of " << rows << " x " << cols;
+      }
+    }
+  }
+}
+
+TEST_P(MatvecTest, TransposedBatchBadArgumentsThrow) {
+  std::vector<float> w(12);
+  std::vector<float> x(6);
+  std::vector<float> y(8);
+  EXPECT_NO_THROW(matvec_transposed_batch(w, 3, 4, x, 2, y, backend()));
+  EXPECT_THROW(matvec_transposed_batch(w, 3, 4, {}, 0, {}, backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed_batch(w, 3, 4, std::span(x).first(5), 2, y, backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed_batch(w, 3, 4, x, 2, std::span(y).first(7), backend()), InvalidArgument);
+  EXPECT_THROW(matvec_transposed_batch(w, 3, 4, x, 3, y, backend()), InvalidArgument);  // x holds 2 rows
+  EXPECT_THROW(matvec_transposed_batch(w, 3, 4, std::span(w).first(6), 2, std::span(w).last(8), backend()),
+               InvalidArgument);  // y aliases w
 }
 
 BRICK_OPS_INSTANTIATE(MatvecTest, test::kAllBackends);

@@ -110,21 +110,22 @@ class AttentionOp : public ops::OpIdentity {
   void head_weights(std::span<const float> k, std::span<float> q, std::span<float> scores,
                     std::span<float> probs, std::span<std::uint16_t> half, Backend backend) const;
   // Per pool thread: one kv head's keys and values as floats, a cell's d values together (the
-  // scores of a query head are a mat-vec over the keys, its output a transposed mat-vec over the
-  // values, ops::matvec_transposed); one head's scores and probabilities and its rounded query.
+  // scores of a query head are a mat-vec over the keys, the outputs of a token's heads one
+  // transposed mat-vec over the values, ops::matvec_transposed_batch); one head's scores, the
+  // probabilities of each head of the kv head's group, and a rounded query.
   struct Scratch {
     std::vector<float> k, v;  // grown to the longest context seen
-    std::vector<float> scores, probs, q;
-    std::vector<std::uint16_t> half;  // F16 rounding of q or p
+    std::vector<float> scores, probs, q;  // probs: a group of heads' rows of n_cells
+    std::vector<std::uint16_t> half;      // F16 rounding of q or p
   };
   // The keys (or values) of kv head `kv_head` in cells [0, n) of `layer` into `out` as floats, n
   // rows of head_dim: straight from the cache's strided rows, no copy of the other heads.
   void convert_kv_head(std::size_t layer, std::size_t kv_head, std::size_t n, bool key, std::span<float> out,
                        Backend backend) const;
-  // One query head of one token against its kv head converted into `s`: the token's window is
-  // cells [0, n).
-  void run_head(std::span<const float> q, std::size_t n, std::span<float> out, std::size_t head, Backend backend,
-                Scratch& s) const;
+  // Query heads [first_head, end_head) of one token, all of one kv head, against that kv head
+  // converted into `s`: the token's window is cells [0, n); q and out are the token's rows.
+  void run_heads(std::span<const float> q, std::size_t n, std::span<float> out, std::size_t first_head,
+                 std::size_t end_head, Backend backend, Scratch& s) const;
 
   const KvCache* cache_;
   AttentionShape shape_;

@@ -25,6 +25,14 @@ void matvec(std::span<const float> w, std::size_t rows, std::size_t cols, std::s
 void matvec_transposed(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
                        std::span<float> y, Backend backend = Backend::Auto);
 
+// matvec_transposed for `count` rows of x at once (x holds count x rows values, y count x cols):
+// y[i * cols + c] = sum_r x[i * rows + r] * w[r * cols + c], row i of y bit for bit what
+// matvec_transposed gives for row i of x. The rows share each load of w (the heads of a token that
+// weigh the same value rows). Throws InvalidArgument as matvec_transposed() does, and when count is
+// zero.
+void matvec_transposed_batch(std::span<const float> w, std::size_t rows, std::size_t cols, std::span<const float> x,
+                             std::size_t count, std::span<float> y, Backend backend = Backend::Auto);
+
 // One token through a projection; the BrickId says which one (QkvProjection, DownProjection, ...).
 class MatvecOp : public OpIdentity {
  public:

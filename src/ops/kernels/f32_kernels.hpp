@@ -84,13 +84,13 @@ void matvec_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const f
 void matvec_f32_avx512(const float* w, std::size_t rows, std::size_t cols, const float* x,
                        float* y) noexcept;
 
-// y[c] = sum over r of x[r] * w[r * cols + c] for c < cols (w^T x): each y[c] accumulates the rows
-// in order, r = 0 first.
-void matvec_transposed_f32_scalar(const float* w, std::size_t rows, std::size_t cols, const float* x,
+// y[i * cols + c] = sum over r of x[i * rows + r] * w[r * cols + c] for i < count, c < cols (w^T x
+// for each of count rows of x): each y value accumulates the rows in order, r = 0 first.
+void matvec_transposed_f32_scalar(const float* w, std::size_t rows, std::size_t cols, const float* x, std::size_t count,
                                   float* y) noexcept;
-void matvec_transposed_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const float* x,
+void matvec_transposed_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const float* x, std::size_t count,
                                 float* y) noexcept;
-void matvec_transposed_f32_avx512(const float* w, std::size_t rows, std::size_t cols, const float* x,
+void matvec_transposed_f32_avx512(const float* w, std::size_t rows, std::size_t cols, const float* x, std::size_t count,
                                   float* y) noexcept;
 
 }  // namespace brick::ops::kernels

@@ -10,9 +10,9 @@ void matvec_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const f
   matvec_f32<F32x8>(w, rows, cols, x, y);
 }
 
-void matvec_transposed_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const float* x,
+void matvec_transposed_f32_avx2(const float* w, std::size_t rows, std::size_t cols, const float* x, std::size_t count,
                                 float* y) noexcept {
-  matvec_transposed_f32<F32x8>(w, rows, cols, x, y);
+  matvec_transposed_f32<F32x8>(w, rows, cols, x, count, y);
 }
 
 }  // namespace brick::ops::kernels

@@ -29,10 +29,12 @@ TEST_P(MatvecTest, HandComputed) {
 }
 
 TEST_P(MatvecTest, EachRowIsExactlyThatBackendsDot) {
-  // Odd shapes: whole blocks of 8 and 16 rows (summed together), the rows past them, and every
-  // column tail.
+  // Odd shapes: every column tail, and the rows of 4, 8 and 16 vectors of 8 or 16 values, which
+  // take a loop of their own.
+  std::vector<std::size_t> lengths = brick::test::kAwkwardLengths;
+  lengths.insert(lengths.end(), {32, 128, 256});
   for (std::size_t rows : {1, 2, 3, 5, 6, 7, 8, 16, 17, 33, 64}) {
-    for (std::size_t cols : brick::test::kAwkwardLengths) {
+    for (std::size_t cols : lengths) {
       const std::vector<float> w = brick::test::normal(rows * cols, rows + cols);
       const std::vector<float> x = brick::test::normal(cols, cols);
       std::vector<float> y(rows);

@@ -87,8 +87,8 @@ inline void rows_times_matrix(const float* w, std::size_t rows, std::size_t cols
 // y = x w for `count` rows of x (rows values each) and of y (cols each): the rows of x four at a
 // time, then two, then one, so that each load of w feeds up to sixteen FMA chains. One row of an
 // attention head's 64 values (four vectors of 16) kept four chains, and the FMAs waited on their
-// latency: four rows at a time ran 2.5x as fast on Zen 5 (AVX-512, 64 values; 3.3-3.5x at 128) and
-// 1.4-2.0x with AVX2, where sixteen accumulators spill a few.
+// latency: eight rows against 512 and 2048 value rows ran 2.5x as fast on Zen 5 (AVX-512, 64 values;
+// 3.6-3.8x at 128) and 1.3-1.9x with AVX2, where sixteen accumulators spill a few.
 template <F32Vector V>
 inline void matvec_transposed_f32(const float* w, std::size_t rows, std::size_t cols, const float* x, std::size_t count,
                                   float* y) noexcept {

@@ -123,8 +123,8 @@ TEST_P(MatvecTest, TransposedBadArgumentsThrow) {
 }
 
 TEST_P(MatvecTest, TransposedBatchRowsAreExactlyThatBackendsTransposedMatvec) {
-  // Pairs of x rows share w's loads, the last of an odd count goes alone; every column tail.
-  for (std::size_t count : {1, 2, 3, 5, 8}) {
+  // x rows go four at a time, then two, then one: every mix of those, and every column tail.
+  for (std::size_t count : {1, 2, 3, 4, 5, 6, 7, 8}) {
     for (std::size_t rows : {1, 7, 64, 130}) {
       for (std::size_t cols : brick::test::kAwkwardLengths) {
         const std::vector<float> w = brick::test::normal(rows * cols, rows + 5 * cols);

@@ -250,12 +250,12 @@ void register_float_ops(const Ggml& ggml) {
 // of a 7B-class one with GQA (32 over 8 of 128): what a decode step spends per layer. The cache
 // holds 22 layers and the token reads one in the middle, so its keys and values come from beyond
 // L2 as in a decode. Threads 1 and 2 (the pool's); bytes are the op's cost (its KV read).
-struct AttentionShape {
+struct AttentionBenchShape {
   const char* name;
   std::size_t heads, kv_heads, head_dim;
 };
 
-void attention_step(benchmark::State& state, Backend backend, AttentionShape shape, std::size_t cells,
+void attention_step(benchmark::State& state, Backend backend, AttentionBenchShape shape, std::size_t cells,
                     std::size_t threads) {
   constexpr std::size_t kLayers = 22;
   KvCache cache({kLayers, cells, shape.kv_heads, shape.head_dim, KvType::F16});
@@ -280,7 +280,8 @@ void attention_step(benchmark::State& state, Backend backend, AttentionShape sha
 }
 
 void register_attention() {
-  for (const AttentionShape shape : {AttentionShape{"32x4x64", 32, 4, 64}, AttentionShape{"32x8x128", 32, 8, 128}}) {
+  for (const AttentionBenchShape shape :
+       {AttentionBenchShape{"32x4x64", 32, 4, 64}, AttentionBenchShape{"32x8x128", 32, 8, 128}}) {
     for (const std::size_t cells : {512, 2048}) {
       for (const std::size_t threads : {1, 2}) {
         register_backends(
